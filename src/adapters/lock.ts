@@ -1,0 +1,52 @@
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+import { UserError } from '../core/errors.js';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `<workdir>/.lock` for the duration of `fn`. A lock left by a process
+ * that no longer runs is taken over.
+ */
+export async function withLock<T>(workdir: string, command: string, fn: () => Promise<T>): Promise<T> {
+  await mkdir(workdir, { recursive: true });
+  const file = path.join(workdir, '.lock');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await open(file, 'wx');
+      await handle.writeFile(JSON.stringify({ pid: process.pid, command, started: new Date().toISOString() }));
+      await handle.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
+      const owner = await readFile(file, 'utf8').then((t) => JSON.parse(t) as { pid?: number; command?: string }).catch(() => ({}) as { pid?: number; command?: string });
+      if (typeof owner.pid === 'number' && isAlive(owner.pid)) {
+        throw new UserError('LOCKED', `Another mlx-storage-pr run (pid ${owner.pid}, ${owner.command ?? 'unknown command'}) is using ${workdir}.`, {
+          hint: `Wait for it to finish. If no such process runs, delete ${file}.`,
+          details: { lock: file, pid: owner.pid },
+        });
+      }
+      await rm(file, { force: true });
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+function lockedError(file: string, cause: unknown): UserError {
+  return new UserError('LOCKED', `Could not take the lock ${file}.`, {
+    hint: `Another run may have started at the same moment; try again. If none runs, delete ${file}.`,
+    cause,
+  });
+}

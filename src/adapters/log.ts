@@ -1,0 +1,26 @@
+/**
+ * Human output. Everything goes to stderr so stdout stays free for `--json`
+ * and for a command's final summary.
+ */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  /** Echo of a subprocess about to run. */
+  command(command: string, cwd: string): void;
+  debug(message: string): void;
+}
+
+export function createLogger(options: { verbose?: boolean; stream?: NodeJS.WritableStream } = {}): Logger {
+  const stream = options.stream ?? process.stderr;
+  const write = (line: string) => stream.write(`${line}\n`);
+  return {
+    info: write,
+    warn: (message) => write(`warning: ${message}`),
+    command: (command, cwd) => write(`Running \`${command}\` in ${cwd}`),
+    debug: (message) => {
+      if (options.verbose) write(message);
+    },
+  };
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, command() {}, debug() {} };

@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { CONFIG_FILE, parseConfig, type Config } from '../core/config.js';
+import { UserError } from '../core/errors.js';
+import type { PlanInputs } from '../core/plan.js';
+
+/** The folder of this package: it holds the default config, templates and patches. */
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The project folder: the nearest folder from `cwd` upwards with a config
+ * file, or this package's own folder.
+ */
+export function findProjectRoot(cwd: string): string {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
+    if (path.dirname(dir) === dir) return PACKAGE_ROOT;
+  }
+}
+
+export async function loadConfig(projectRoot: string): Promise<Config> {
+  const file = path.join(projectRoot, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new UserError('CONFIG_INVALID', `No ${CONFIG_FILE} in ${projectRoot}.`, {
+      hint: `Run the command inside an mlx-storage-pr project, or pass --project <dir>.`,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UserError('CONFIG_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, {
+      hint: 'Fix the JSON syntax.',
+    });
+  }
+  return parseConfig(raw, file);
+}
+
+async function listFiles(root: string, dir = ''): Promise<string[]> {
+  const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => []);
+  const files: string[] = [];
+  for (const entry of entries) {
+    const relative = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) files.push(...(await listFiles(root, relative)));
+    else if (entry.isFile()) files.push(relative);
+  }
+  return files.sort();
+}
+
+/** Reads templates/, patches/series and patches/* of a project. */
+export async function loadPlanInputs(projectRoot: string, config: Config): Promise<PlanInputs> {
+  const templatesDir = path.join(projectRoot, 'templates');
+  const patchesDir = path.join(projectRoot, 'patches');
+  const templates = await Promise.all(
+    (await listFiles(templatesDir)).map(async (file) => ({ path: file, content: await readFile(path.join(templatesDir, file), 'utf8') })),
+  );
+  const seriesText = await readFile(path.join(patchesDir, 'series'), 'utf8').catch(() => '');
+  const patches = new Map<string, string>();
+  for (const file of await listFiles(patchesDir)) {
+    if (file === 'series' || file.endsWith('.md')) continue;
+    patches.set(file, await readFile(path.join(patchesDir, file), 'utf8'));
+  }
+  return { config, templates, seriesText, patches };
+}

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import yargs, { type Argv } from 'yargs';
+
+import { PACKAGE_ROOT } from './adapters/project.js';
+import { ExitCode, isUserError } from './core/errors.js';
+import type { CommandResult, GlobalOptions } from './commands/context.js';
+
+export interface Io {
+  argv: string[];
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+type Handler = (options: GlobalOptions & Record<string, unknown>) => Promise<CommandResult>;
+
+const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
+Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
+
+function version(): string {
+  return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
+export async function main(io: Io): Promise<number> {
+  let outcome: Promise<number> | undefined;
+  const run = (load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
+    outcome = execute(load, args, io);
+  };
+
+  const parser: Argv = yargs(io.argv)
+    .scriptName('mlx-storage-pr')
+    .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.')
+    .option('mlx-repo', { type: 'string', describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)' })
+    .option('workdir', { type: 'string', describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)' })
+    .option('project', { type: 'string', describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/' })
+    .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
+    .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' })
+    .command(
+      'apply',
+      'Fetch MLX at the pinned commit and apply templates/ and patches/',
+      (y) =>
+        y
+          .option('dry-run', { type: 'boolean', default: false, describe: 'Show what would change; write nothing' })
+          .option('force', { type: 'boolean', default: false, describe: 'Save uncommitted edits (stash + backup ref) and apply anyway' })
+          .option('3way', { type: 'boolean', default: false, describe: 'Fall back to a three-way merge when a patch does not apply exactly' })
+          .example('$0 apply --mlx-repo ~/src/mlx', 'apply using a local MLX clone, no network')
+          .example('$0 apply --dry-run --json', 'list what would change as JSON'),
+      run(async () => {
+        const { apply } = await import('./commands/apply.js');
+        return (o) => apply({ ...o, dryRun: o['dryRun'] as boolean, force: o['force'] as boolean, threeWay: o['3way'] as boolean });
+      }),
+    )
+    .command(
+      'status',
+      'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
+      (y) => y.example('$0 status --json', 'machine-readable state'),
+      run(async () => (await import('./commands/status.js')).status),
+    )
+    .command(
+      'reset',
+      'Put the checkout back on the clean pinned commit (saves your changes first)',
+      (y) => y,
+      run(async () => (await import('./commands/reset.js')).reset),
+    )
+    .demandCommand(1, 'Name a command; see --help.')
+    .strict()
+    .recommendCommands()
+    .epilog(EPILOG)
+    .version(version())
+    .help()
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .exitProcess(false)
+    .fail((message, error) => {
+      if (error) throw error;
+      throw Object.assign(new Error(message), { usage: true });
+    });
+
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    if ((error as { usage?: boolean }).usage) {
+      io.stderr.write(`${(error as Error).message}\nRun \`mlx-storage-pr --help\` for usage.\n`);
+      return ExitCode.usage;
+    }
+    throw error;
+  }
+  return outcome ? await outcome : ExitCode.ok;
+}
+
+async function execute(load: () => Promise<Handler>, args: Record<string, unknown>, io: Io): Promise<number> {
+  const json = args['json'] === true;
+  const options: GlobalOptions & Record<string, unknown> = {
+    ...args,
+    cwd: io.cwd,
+    env: io.env,
+    project: args['project'] as string | undefined,
+    workdir: args['workdir'] as string | undefined,
+    mlxRepo: args['mlxRepo'] as string | undefined,
+    json,
+    verbose: args['verbose'] === true,
+  };
+  try {
+    const handler = await load();
+    const result = await handler(options);
+    if (json) io.stdout.write(`${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data }, null, 2)}\n`);
+    else io.stdout.write(result.lines.map((l) => `${l}\n`).join(''));
+    return result.exitCode ?? ExitCode.ok;
+  } catch (error) {
+    if (isUserError(error)) {
+      if (json) {
+        const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };
+        io.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
+      }
+      io.stderr.write(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+      return error.exitCode;
+    }
+    const err = error as Error;
+    if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: err.message } }, null, 2)}\n`);
+    io.stderr.write(`internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`);
+    return ExitCode.internal;
+  }
+}

@@ -1,0 +1,121 @@
+import { withLock } from '../adapters/lock.js';
+import { loadPlanInputs } from '../adapters/project.js';
+import { formatConflict, type Conflict } from '../core/conflict.js';
+import { UserError } from '../core/errors.js';
+import { buildPlan, plannedPaths, type ApplyPlan } from '../core/plan.js';
+import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
+import { classifyHead, saveUserWork, type SavedWork } from '../ops/state.js';
+import { appliedCommitMessage, buildTree } from '../ops/tree.js';
+import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+
+export interface ApplyOptions extends GlobalOptions {
+  dryRun?: boolean | undefined;
+  force?: boolean | undefined;
+  threeWay?: boolean | undefined;
+}
+
+export type ApplyStatus = 'applied' | 'already-applied' | 'would-apply' | 'would-clone';
+
+export interface ApplyData {
+  command: 'apply';
+  status: ApplyStatus;
+  checkout: string;
+  pinned: string;
+  head: string | null;
+  branch: string;
+  inputHash: string;
+  files: string[];
+  patches: string[];
+  changed: string[];
+  localEdits: string[];
+  fetched: boolean;
+  saved?: SavedWork;
+}
+
+export function conflictError(conflicts: Conflict[]): UserError {
+  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
+    hint: 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
+    details: { conflicts },
+  });
+}
+
+export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyData>> {
+  const ctx = await loadContext(options);
+  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+  const pinned = ctx.config.upstream.commit;
+  const base = {
+    command: 'apply' as const,
+    checkout: checkoutDir(ctx.workdir),
+    pinned,
+    branch: ctx.config.branch,
+    inputHash: plan.inputHash,
+    files: plan.files.map((f) => f.path),
+    patches: plan.patches.map((p) => p.name),
+  };
+
+  return withLock(ctx.workdir, 'apply', async () => {
+    if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log)) === null) {
+      const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
+      return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
+    }
+
+    const { git, fetched } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
+    const head = await classifyHead(git, pinned);
+    const paths = plannedPaths(plan);
+
+    if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
+      const localEdits = (await git.status(paths)).map((e) => e.path);
+      const data: ApplyData = { ...base, status: 'already-applied', head: head.commit, changed: [], localEdits, fetched };
+      const lines = ['Already applied: the checkout matches templates/ and patches/. Nothing to do.'];
+      if (localEdits.length) lines.push(`Local edits in the checkout (kept): ${localEdits.join(', ')}`);
+      return { data, lines };
+    }
+
+    const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
+    if (built.tree === null) throw conflictError(built.conflicts);
+
+    const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
+    const current = head.kind === 'empty' ? pinned : head.commit;
+    const changed = await git.changedPaths(current, commit);
+    const dirty = (await git.status(changed)).map((e) => e.path);
+
+    if (head.kind === 'foreign' && !options.force) {
+      throw new UserError('FOREIGN_HEAD', `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`, {
+        hint: 'Run `mlx-storage-pr reset` (it saves your commits and edits first), or `apply --force` to save them and apply.',
+        details: { head: head.commit, pinned },
+      });
+    }
+    if (dirty.length > 0 && !options.force) {
+      throw new UserError('DIRTY_CHECKOUT', `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`, {
+        hint: 'Keep them with `mlx-storage-pr export`, or rerun with --force (it stashes them first and prints where).',
+        details: { dirty },
+      });
+    }
+
+    if (options.dryRun) {
+      const data: ApplyData = { ...base, status: 'would-apply', head: head.kind === 'empty' ? null : head.commit, changed, localEdits: dirty, fetched };
+      return { data, lines: [`[dry run] Would update ${changed.length} file(s) in ${git.dir}:`, ...changed.map((p) => `  ${p}`)] };
+    }
+
+    let saved: SavedWork | undefined;
+    if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
+      saved = await saveUserWork(git, { reason: 'apply', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+    }
+    await git.checkoutBranch(ctx.config.branch, commit);
+    const after = await classifyHead(git, pinned);
+    if (after.kind !== 'applied' || after.commit !== commit) {
+      throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
+        hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
+      });
+    }
+    const data: ApplyData = { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
+    const lines = [`Applied ${plan.files.length} template(s) and ${plan.patches.length} patch(es) onto MLX ${ctx.config.upstream.version} (${pinned.slice(0, 12)}) in ${git.dir}`];
+    lines.push(...changed.map((p) => `  ${p}`));
+    if (saved) lines.push(`Your changes were saved (${saved.refs.join(', ')}). Restore with: ${saved.restore.join(' ; ')}`);
+    return { data, lines };
+  });
+}
+
+function planLines(plan: ApplyPlan): string[] {
+  return [...plan.files.map((f) => `  new   ${f.path}`), ...plan.patches.map((p) => `  patch ${p.name} (${p.files.map((f) => f.path).join(', ')})`)];
+}

@@ -1,0 +1,38 @@
+import { withLock } from '../adapters/lock.js';
+import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
+import { classifyHead, saveUserWork, type SavedWork } from '../ops/state.js';
+import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+
+export interface ResetData {
+  command: 'reset';
+  checkout: string;
+  pinned: string;
+  status: 'reset' | 'already-clean' | 'no-checkout';
+  saved?: SavedWork;
+}
+
+/** Puts the checkout back on the clean pinned commit, saving the user's work first. */
+export async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> {
+  const ctx = await loadContext(options);
+  const pinned = ctx.config.upstream.commit;
+  const base = { command: 'reset' as const, checkout: checkoutDir(ctx.workdir), pinned };
+  return withLock(ctx.workdir, 'reset', async () => {
+    if ((await openCheckout(ctx.workdir, ctx.log)) === null) {
+      return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
+    }
+    const { git } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
+    const head = await classifyHead(git, pinned);
+    const dirty = await git.status();
+    if (head.kind === 'pinned' && dirty.length === 0) {
+      return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };
+    }
+    let saved: SavedWork | undefined;
+    if (dirty.length > 0 || head.kind === 'foreign') {
+      saved = await saveUserWork(git, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+    }
+    await git.checkoutDetached(pinned);
+    const lines = [`Reset ${git.dir} to the pinned commit ${pinned.slice(0, 12)}.`];
+    if (saved) lines.push(`Your changes were saved (${saved.refs.join(', ')}). Restore with: ${saved.restore.join(' ; ')}`);
+    return { data: { ...base, status: 'reset', ...(saved ? { saved } : {}) }, lines };
+  });
+}

@@ -1,0 +1,90 @@
+import { applyPatch, type StructuredPatch } from 'diff';
+
+import type { PatchFile } from './series.js';
+
+export type ConflictReason = 'upstream_changed' | 'patch_changed' | 'file_missing' | 'already_applied' | 'file_exists';
+
+export interface Conflict {
+  patch: string;
+  file: string;
+  /** 1-based hunk number, when one hunk can be named. */
+  hunk?: number;
+  hunkHeader?: string;
+  reason: ConflictReason;
+  detail: string;
+}
+
+type Hunk = StructuredPatch['hunks'][number];
+
+export function hunkHeader(hunk: Hunk): string {
+  return `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
+}
+
+/** Pre-image blob ids from the `index <old>..<new>` lines of a git diff, by path. */
+export function preImageBlobs(patchText: string): Map<string, string> {
+  const result = new Map<string, string>();
+  let current: string | undefined;
+  for (const line of patchText.split('\n')) {
+    const header = /^diff --git a\/(\S+) b\/(\S+)/.exec(line);
+    if (header) {
+      current = header[2];
+      continue;
+    }
+    const index = /^index ([0-9a-f]+)\.\.[0-9a-f]+/.exec(line);
+    if (index && current !== undefined && !/^0+$/.test(index[1] as string)) result.set(current, index[1] as string);
+  }
+  return result;
+}
+
+function firstFailingHunk(file: PatchFile, content: string): number | undefined {
+  for (const [index, hunk] of file.hunks.entries()) {
+    const single: StructuredPatch = { oldFileName: file.path, newFileName: file.path, oldHeader: '', newHeader: '', hunks: [hunk] };
+    if (applyPatch(content, single) === false) return index;
+  }
+  return undefined;
+}
+
+export interface FileState {
+  /** Content before the patch, or null when the file does not exist. */
+  content: string | null;
+  /** Blob id of that content, or null when the file does not exist. */
+  blob: string | null;
+  /** True when `git apply --reverse --check` succeeds for this patch. */
+  reverseApplies: boolean;
+}
+
+/**
+ * Says why one file of a patch does not apply. `preImage` is the blob the
+ * patch was written against (its `index` line), when the patch records one.
+ */
+export function diagnoseFile(patch: string, file: PatchFile, state: FileState, preImage: string | undefined): Conflict | undefined {
+  const base = { patch, file: file.path };
+  if (file.created) {
+    if (state.content === null) return undefined;
+    return { ...base, reason: state.reverseApplies ? 'already_applied' : 'file_exists', detail: 'the patch creates a file that already exists' };
+  }
+  if (state.content === null) {
+    return { ...base, reason: 'file_missing', detail: 'the file does not exist at the pinned commit' };
+  }
+  if (state.reverseApplies) {
+    return { ...base, reason: 'already_applied', detail: 'the file already contains this change' };
+  }
+  const failing = firstFailingHunk(file, state.content);
+  if (failing === undefined) return undefined;
+  const hunk = file.hunks[failing] as Hunk;
+  const written = preImage !== undefined && state.blob !== null && state.blob.startsWith(preImage);
+  return {
+    ...base,
+    hunk: failing + 1,
+    hunkHeader: hunkHeader(hunk),
+    reason: written ? 'patch_changed' : 'upstream_changed',
+    detail: written
+      ? 'the file is the one the patch was written against, so the patch text was edited'
+      : 'the file differs from the one the patch was written against',
+  };
+}
+
+export function formatConflict(conflict: Conflict): string {
+  const hunk = conflict.hunk === undefined ? '' : `, hunk ${conflict.hunk} ${conflict.hunkHeader ?? ''}`;
+  return `${conflict.patch}: ${conflict.file}${hunk}: ${conflict.reason} (${conflict.detail})`;
+}

@@ -1,0 +1,76 @@
+import { parsePatch, type StructuredPatch } from 'diff';
+
+import { UserError } from './errors.js';
+import { verifyInsideCheckout } from './paths.js';
+
+/** Patch names from a series file: one per line, `#` starts a comment. */
+export function parseSeries(text: string, file: string): string[] {
+  const names: string[] = [];
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (line.length === 0) continue;
+    if (line.includes('/') || line.includes('\\') || line.startsWith('.')) {
+      throw new UserError('SERIES_INVALID', `${file}:${index + 1}: "${line}" is not a patch file name.`, {
+        hint: 'List bare file names of patches in the patches/ folder, one per line.',
+      });
+    }
+    if (names.includes(line)) {
+      throw new UserError('SERIES_INVALID', `${file}:${index + 1}: "${line}" is listed twice.`, {
+        hint: 'Each patch may appear once in the series.',
+      });
+    }
+    names.push(line);
+  }
+  return names;
+}
+
+export interface PatchFile {
+  /** Path in the checkout (after rendering). */
+  path: string;
+  /** True when the patch creates the file. */
+  created: boolean;
+  /** True when the patch deletes the file. */
+  deleted: boolean;
+  hunks: StructuredPatch['hunks'];
+}
+
+function stripPrefix(name: string | undefined): string | null {
+  if (name === undefined || name === '/dev/null') return null;
+  return name.replace(/^[ab]\//, '').replace(/\t.*$/, '');
+}
+
+/** The files and hunks of a rendered unified diff, with checked paths. */
+export function parsePatchFiles(text: string, origin: string): PatchFile[] {
+  let structured: StructuredPatch[];
+  try {
+    structured = parsePatch(text);
+  } catch (error) {
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff (${(error as Error).message}).`, {
+      hint: 'Regenerate the patch with `git diff` against the pinned commit.',
+    });
+  }
+  const files = structured
+    .filter((p) => p.hunks.length > 0 || p.oldFileName !== undefined)
+    .map((p) => {
+      const oldPath = stripPrefix(p.oldFileName);
+      const newPath = stripPrefix(p.newFileName);
+      const target = newPath ?? oldPath;
+      if (target === null) {
+        throw new UserError('SERIES_INVALID', `${origin}: a file header names no path.`, {
+          hint: 'Regenerate the patch with `git diff` against the pinned commit.',
+        });
+      }
+      return {
+        path: verifyInsideCheckout(target, origin),
+        created: oldPath === null,
+        deleted: newPath === null,
+        hunks: p.hunks,
+      };
+    });
+  if (files.length === 0 || files.every((f) => f.hunks.length === 0)) {
+    throw new UserError('SERIES_INVALID', `${origin}: the patch changes nothing.`, {
+      hint: 'Remove it from patches/series or regenerate it with `git diff`.',
+    });
+  }
+  return files;
+}

@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+import { GitCommandError, Git, lastLines } from '../adapters/git.js';
+import type { Logger } from '../adapters/log.js';
+import { UserError } from '../core/errors.js';
+import type { Source } from '../core/source.js';
+
+export function checkoutDir(workdir: string): string {
+  return path.join(workdir, 'mlx');
+}
+
+/** Opens the checkout in `workdir` if one exists, without fetching anything. */
+export async function openCheckout(workdir: string, log: Logger): Promise<Git | null> {
+  const dir = checkoutDir(workdir);
+  if (!existsSync(dir)) return null;
+  if (!existsSync(path.join(dir, '.git'))) {
+    throw new UserError('CHECKOUT_INVALID', `${dir} exists but is not a git checkout.`, {
+      hint: `Move it away, or choose another folder with --workdir.`,
+    });
+  }
+  return new Git(dir, log);
+}
+
+/**
+ * Makes sure the checkout exists and holds the pinned commit. Fetches only
+ * that commit (depth 1) and only when it is missing. A new checkout is built
+ * in a side folder and moved into place, so a failed fetch leaves nothing.
+ */
+export async function ensureCheckout(workdir: string, source: Source, commit: string, log: Logger): Promise<{ git: Git; created: boolean; fetched: boolean }> {
+  const existing = await openCheckout(workdir, log);
+  if (existing && (await existing.hasCommit(commit))) return { git: existing, created: false, fetched: false };
+
+  const target = checkoutDir(workdir);
+  const dir = existing ? target : `${target}.partial-${process.pid}`;
+  await mkdir(dir, { recursive: true });
+  const git = new Git(dir, log);
+  try {
+    if (!existing) await git.init();
+    log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
+    await fetchPinned(git, source, commit);
+    if (!existing) {
+      await git.checkoutDetached(commit);
+      await rename(dir, target);
+    }
+  } catch (error) {
+    if (!existing) await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { git: new Git(target, log), created: !existing, fetched: true };
+}
+
+async function fetchPinned(git: Git, source: Source, commit: string): Promise<void> {
+  if (source.kind === 'path' && !existsSync(source.display)) {
+    throw new UserError('SOURCE_UNREACHABLE', `The MLX source ${source.display} does not exist.`, {
+      hint: 'Pass --mlx-repo <path-or-url> (or set MLX_REPO) to an MLX git repository or mirror.',
+    });
+  }
+  try {
+    await git.fetchCommit(source.location, commit, { depth: 1 });
+  } catch (error) {
+    if (!(error instanceof GitCommandError)) throw error;
+    const reachable = await git.lsRemote(source.location).then(
+      () => true,
+      () => false,
+    );
+    if (!reachable) {
+      throw new UserError('SOURCE_UNREACHABLE', `Cannot read the MLX source ${source.display}.`, {
+        hint: 'Check the network, or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.',
+        details: { source: source.display, stderr: lastLines(error.stderr, 5) },
+      });
+    }
+    throw new UserError('COMMIT_NOT_FOUND', `The MLX source ${source.display} does not contain the pinned commit ${commit}.`, {
+      hint: 'Update the mirror (`git fetch` in it), or fix upstream.commit in mlx-storage-pr.config.json.',
+      details: { source: source.display, commit, stderr: lastLines(error.stderr, 5) },
+    });
+  }
+  if (!(await git.hasCommit(commit))) {
+    throw new UserError('COMMIT_NOT_FOUND', `Fetching ${commit} from ${source.display} did not produce that commit.`, {
+      hint: 'Check that upstream.commit is a commit (not a tag or tree) of MLX.',
+    });
+  }
+}

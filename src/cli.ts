@@ -5,6 +5,7 @@ import yargs, { type Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/project.js';
 import { ExitCode, isUserError } from './core/errors.js';
+import { createLogger } from './adapters/log.js';
 import type { CommandResult, GlobalOptions } from './commands/context.js';
 
 export interface Io {
@@ -102,6 +103,7 @@ async function execute(load: () => Promise<Handler>, args: Record<string, unknow
     mlxRepo: args['mlxRepo'] as string | undefined,
     json,
     verbose: args['verbose'] === true,
+    logger: createLogger({ verbose: args['verbose'] === true, stream: io.stderr }),
   };
   try {
     const handler = await load();

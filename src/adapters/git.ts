@@ -36,7 +36,17 @@ export class Git {
   ) {
     const merged: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) merged[key] = value;
-    this.git = simpleGit({ baseDir: dir, trimmed: false }).env({ ...merged, LC_ALL: 'C', ...env });
+    // The environment is the user's own (editor, pager, ssh settings), not untrusted input,
+    // so simple-git's checks on those variables stay off; its checks on arguments stay on.
+    const unsafe = {
+      allowUnsafeEditor: true,
+      allowUnsafePager: true,
+      allowUnsafeSshCommand: true,
+      allowUnsafeAskPass: true,
+      allowUnsafeGitProxy: true,
+      allowUnsafeConfigEnvCount: true,
+    };
+    this.git = simpleGit({ baseDir: dir, trimmed: false, unsafe }).env({ ...merged, LC_ALL: 'C', ...env });
   }
 
   /** The same folder with a separate index file, for building trees without touching the user's index. */

@@ -1,0 +1,296 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { beforeEach, describe, expect, it } from 'vitest';
+
+import { editConfig, git, makeProject, makeUpstream, runCli, snapshot, spawnCli, tempDir } from '../support/repos.js';
+
+let upstream: { dir: string; sha: string };
+let project: string;
+let checkout: string;
+
+const apply = (...extra: string[]) => runCli(['apply', '--mlx-repo', upstream.dir, ...extra], { cwd: project });
+const write = (file: string, text: string) => writeFileSync(path.join(project, file), text);
+const read = (file: string) => readFileSync(path.join(checkout, file), 'utf8');
+
+beforeEach(() => {
+  upstream = makeUpstream();
+  project = makeProject(upstream.sha);
+  checkout = path.join(project, '.work', 'mlx');
+});
+
+/** Makes 0002-docs.patch fail to apply: its context no longer matches. */
+function breakDocsPatch() {
+  const file = path.join(project, 'patches', '0002-docs.patch');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(' Text about operations.', ' Text about something else.'));
+}
+
+describe('apply', () => {
+  it('fetches the pinned commit, renders templates and applies the series', async () => {
+    const result = await apply();
+    expect(result.code).toBe(0);
+    expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(upstream.sha);
+    expect(git(checkout, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('mlx-storage-pr');
+    expect(read('mlx/backend/metal/storage_view.h')).toContain('class MetalStorageView {};');
+    expect(read('mlx/backend/metal/storage_view.h')).toContain('namespace mlx::core::metal {');
+    expect(read('mlx/backend/metal/CMakeLists.txt')).toContain('${CMAKE_CURRENT_SOURCE_DIR}/storage_view.cpp)');
+    expect(read('docs/src/dev/extensions.rst')).toContain('Borrowing Metal Storage\n-----------------------\n');
+    expect(git(checkout, 'status', '--porcelain')).toBe('');
+    expect(result.stderr).toContain('Running `git fetch');
+  });
+
+  it('is a no-op the second time and says so', async () => {
+    expect((await apply()).code).toBe(0);
+    const before = snapshot(checkout);
+    const again = await apply('--json');
+    expect(again.code).toBe(0);
+    expect(again.json).toMatchObject({ ok: true, status: 'already-applied', changed: [], fetched: false });
+    expect(snapshot(checkout)).toBe(before);
+  });
+
+  it('uses MLX_REPO when no flag is given', async () => {
+    const result = await runCli(['apply', '--json'], { cwd: project, env: { MLX_REPO: upstream.dir } });
+    expect(result.code).toBe(0);
+    expect(result.json.status).toBe('applied');
+  });
+
+  it('updates only what changed after a template edit', async () => {
+    await apply();
+    write('templates/mlx/backend/metal/storage_view.cpp', '// Copyright © {{copyright_year}} Apple Inc.\n\n// changed\n');
+    const result = await apply('--json');
+    expect(result.json).toMatchObject({ status: 'applied', changed: ['mlx/backend/metal/storage_view.cpp'] });
+    expect(read('mlx/backend/metal/storage_view.cpp')).toContain('// changed');
+  });
+
+  it('leaves the checkout exactly as it was when a patch fails mid-series', async () => {
+    await apply();
+    const before = snapshot(checkout);
+    write('templates/mlx/backend/metal/storage_view.cpp', '// new content\n');
+    breakDocsPatch();
+    const result = await apply('--json');
+    expect(result.code).toBe(4);
+    expect(result.json.error.code).toBe('PATCH_CONFLICT');
+    expect(result.json.error.details.conflicts).toEqual([
+      expect.objectContaining({ patch: '0002-docs.patch', file: 'docs/src/dev/extensions.rst', hunk: 1, hunkHeader: '@@ -6,6 +6,11 @@', reason: 'upstream_changed' }),
+    ]);
+    expect(result.stderr).toContain('0002-docs.patch: docs/src/dev/extensions.rst, hunk 1');
+    expect(snapshot(checkout)).toBe(before);
+  });
+
+  it('leaves a clean pinned checkout untouched when the series fails', async () => {
+    await apply();
+    await runCli(['reset'], { cwd: project });
+    const before = snapshot(checkout);
+    breakDocsPatch();
+    expect((await apply()).code).toBe(4);
+    expect(snapshot(checkout)).toBe(before);
+  });
+
+  it('names patch_changed, file_missing and already_applied', async () => {
+    const cmake = path.join(project, 'patches', '0001-metal-cmake.patch');
+    const original = readFileSync(cmake, 'utf8');
+    writeFileSync(cmake, original.replace('           ${CMAKE_CURRENT_SOURCE_DIR}/device.cpp', '           ${CMAKE_CURRENT_SOURCE_DIR}/devices.cpp'));
+    write('patches/0003-missing.patch', 'diff --git a/mlx/nothing.txt b/mlx/nothing.txt\n--- a/mlx/nothing.txt\n+++ b/mlx/nothing.txt\n@@ -1 +1 @@\n-a\n+b\n');
+    write('patches/series', '0001-metal-cmake.patch\n0002-docs.patch\n0003-missing.patch\n0004-again.patch\n');
+    write('patches/0004-again.patch', readFileSync(path.join(project, 'patches', '0002-docs.patch'), 'utf8'));
+    const result = await apply('--json');
+    expect(result.code).toBe(4);
+    expect(result.json.error.details.conflicts.map((c: { patch: string; reason: string }) => `${c.patch}:${c.reason}`)).toEqual([
+      '0001-metal-cmake.patch:patch_changed',
+      '0003-missing.patch:file_missing',
+      '0004-again.patch:already_applied',
+    ]);
+  });
+
+  it('refuses to overwrite uncommitted edits and keeps them', async () => {
+    await apply();
+    writeFileSync(path.join(checkout, 'docs/src/dev/extensions.rst'), 'my own words\n');
+    const patch = path.join(project, 'patches', '0002-docs.patch');
+    writeFileSync(patch, readFileSync(patch, 'utf8').replace('+Keep the view', '+Always keep the view'));
+    const result = await apply();
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('docs/src/dev/extensions.rst');
+    expect(result.stderr).toContain('--force');
+    expect(read('docs/src/dev/extensions.rst')).toBe('my own words\n');
+  });
+
+  it('refuses an untracked file where a template goes', async () => {
+    await apply();
+    await runCli(['reset'], { cwd: project });
+    writeFileSync(path.join(checkout, 'mlx/backend/metal/storage_view.h'), '// mine\n');
+    const result = await apply();
+    expect(result.code).toBe(3);
+    expect(read('mlx/backend/metal/storage_view.h')).toBe('// mine\n');
+  });
+
+  it('with --force saves the edits first and says where', async () => {
+    await apply();
+    writeFileSync(path.join(checkout, 'docs/src/dev/extensions.rst'), 'my own words\n');
+    const patch = path.join(project, 'patches', '0002-docs.patch');
+    writeFileSync(patch, readFileSync(patch, 'utf8').replace('+Keep the view', '+Always keep the view'));
+    const result = await apply('--force', '--json');
+    expect(result.code).toBe(0);
+    const saved = result.json.saved as { stash: string; refs: string[] };
+    expect(result.stderr).toContain('git stash push');
+    expect(read('docs/src/dev/extensions.rst')).toContain('Always keep the view');
+    expect(git(checkout, 'show', `${saved.refs[0]}:docs/src/dev/extensions.rst`)).toBe('my own words\n');
+    expect(git(checkout, 'rev-parse', saved.refs[0]!).trim()).toBe(saved.stash);
+  });
+
+  it('refuses a HEAD that is neither pinned nor applied, and --force keeps it in a backup ref', async () => {
+    await apply();
+    writeFileSync(path.join(checkout, 'mine.txt'), 'x\n');
+    git(checkout, 'add', 'mine.txt');
+    git(checkout, 'commit', '--quiet', '-m', 'my commit');
+    const mine = git(checkout, 'rev-parse', 'HEAD').trim();
+    write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    const refused = await apply();
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('mlx-storage-pr reset');
+    const forced = await apply('--force', '--json');
+    expect(forced.code).toBe(0);
+    expect(git(checkout, 'rev-parse', forced.json.saved.refs[0]).trim()).toBe(mine);
+  });
+
+  it('fails clearly when the pinned commit is not in the source', async () => {
+    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = '0123456789abcdef0123456789abcdef01234567'));
+    const result = await apply('--json');
+    expect(result.code).toBe(5);
+    expect(result.json.error.code).toBe('COMMIT_NOT_FOUND');
+    expect(result.json.error.hint).toContain('upstream.commit');
+    expect(existsSync(checkout)).toBe(false);
+  });
+
+  it('rejects a short SHA in the config', async () => {
+    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = upstream.sha.slice(0, 12)));
+    const result = await apply();
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('upstream.commit: must be a full 40-character');
+  });
+
+  it('fails clearly when the source does not exist or cannot be reached', async () => {
+    const missing = await runCli(['apply', '--mlx-repo', path.join(tempDir(), 'nope'), '--json'], { cwd: project });
+    expect(missing.code).toBe(5);
+    expect(missing.json.error.code).toBe('SOURCE_UNREACHABLE');
+    const closed = await runCli(['apply', '--mlx-repo', 'http://127.0.0.1:9/mlx.git', '--json'], { cwd: project });
+    expect(closed.code).toBe(5);
+    expect(closed.json.error).toMatchObject({ code: 'SOURCE_UNREACHABLE' });
+    expect(closed.json.error.hint).toContain('--mlx-repo');
+    expect(existsSync(checkout)).toBe(false);
+  });
+
+  it('names the file and the variable for an unknown template variable', async () => {
+    write('templates/mlx/backend/metal/storage_view.cpp', '#include "{{header_file}}"\n');
+    const result = await apply('--json');
+    expect(result.code).toBe(7);
+    expect(result.json.error).toMatchObject({ code: 'TEMPLATE_VARIABLE', details: { file: 'templates/mlx/backend/metal/storage_view.cpp', variable: 'header_file' } });
+  });
+
+  it('names a variable missing from the config', async () => {
+    editConfig(project, (c) => delete (c['variables'] as Record<string, unknown>)['class_name']);
+    const result = await apply();
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('variables.class_name');
+  });
+
+  it('refuses a template path that escapes the checkout', async () => {
+    editConfig(project, (c) => ((c['variables'] as Record<string, unknown>)['header_path'] = '../../outside.h'));
+    const result = await apply('--json');
+    expect(result.code).toBe(7);
+    expect(result.json.error.message).toContain('header_path');
+    expect(existsSync(path.join(project, 'outside.h'))).toBe(false);
+  });
+
+  it('with --dry-run writes nothing', async () => {
+    const first = await apply('--dry-run', '--json');
+    expect(first.json).toMatchObject({ status: 'would-clone' });
+    expect(existsSync(checkout)).toBe(false);
+    await apply();
+    const before = snapshot(checkout);
+    write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    const second = await apply('--dry-run', '--json');
+    expect(second.json).toMatchObject({ status: 'would-apply', changed: ['mlx/backend/metal/storage_view.cpp'] });
+    expect(snapshot(checkout)).toBe(before);
+  });
+});
+
+describe('locking', () => {
+  it('refuses while another live process holds the lock', async () => {
+    const workdir = path.join(project, '.work');
+    await apply();
+    writeFileSync(path.join(workdir, '.lock'), JSON.stringify({ pid: process.ppid, command: 'test' }));
+    const result = await apply('--json');
+    expect(result.code).toBe(6);
+    expect(result.json.error.message).toContain(`pid ${process.ppid}`);
+  });
+
+  it('takes over a lock left by a process that is gone', async () => {
+    await apply();
+    writeFileSync(path.join(project, '.work', '.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, command: 'apply' }));
+    expect((await apply()).code).toBe(0);
+  });
+
+  it('lets two processes started together end in one valid state', async () => {
+    const runs = await Promise.all([0, 1, 2].map(() => spawnCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project })));
+    for (const run of runs) expect([0, 6]).toContain(run.code);
+    expect(runs.some((r) => r.code === 0)).toBe(true);
+    for (const run of runs.filter((r) => r.code === 6)) expect(run.json.error.code).toBe('LOCKED');
+    expect(git(checkout, 'status', '--porcelain')).toBe('');
+    expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(upstream.sha);
+  });
+});
+
+describe('status and reset', () => {
+  it('reports pinned and actual commits, differences and dirty files', async () => {
+    const none = await runCli(['status', '--json'], { cwd: project });
+    expect(none.json).toMatchObject({ ok: true, state: 'no-checkout' });
+    await apply();
+    writeFileSync(path.join(checkout, 'mlx/backend/metal/storage_view.h'), '// edited\n');
+    const result = await runCli(['status', '--json'], { cwd: project });
+    expect(result.code).toBe(0);
+    expect(result.json).toMatchObject({
+      command: 'status',
+      pinned: upstream.sha,
+      base: upstream.sha,
+      branch: 'mlx-storage-pr',
+      state: 'applied',
+      differs: ['mlx/backend/metal/storage_view.h'],
+      dirty: [{ code: ' M', path: 'mlx/backend/metal/storage_view.h' }],
+    });
+    write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    expect((await runCli(['status', '--json'], { cwd: project })).json.state).toBe('outdated');
+  });
+
+  it('reset returns to the pinned commit and saves edits', async () => {
+    await apply();
+    writeFileSync(path.join(checkout, 'mlx/backend/metal/storage_view.h'), '// edited\n');
+    const result = await runCli(['reset', '--json'], { cwd: project });
+    expect(result.code).toBe(0);
+    expect(result.json.status).toBe('reset');
+    expect(git(checkout, 'rev-parse', 'HEAD').trim()).toBe(upstream.sha);
+    expect(git(checkout, 'status', '--porcelain')).toBe('');
+    expect(git(checkout, 'show', `${result.json.saved.refs[0]}:mlx/backend/metal/storage_view.h`)).toBe('// edited\n');
+    expect((await runCli(['reset', '--json'], { cwd: project })).json.status).toBe('already-clean');
+  });
+});
+
+describe('--json', () => {
+  it('prints exactly one JSON object on stdout and human text on stderr', async () => {
+    const result = await spawnCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project });
+    expect(result.code).toBe(0);
+    expect(Object.keys(result.json).sort()).toEqual(
+      ['ok', 'command', 'status', 'checkout', 'pinned', 'head', 'branch', 'inputHash', 'files', 'patches', 'changed', 'localEdits', 'fetched'].sort(),
+    );
+    expect(result.stderr).toContain('Running `git');
+    const failed = await spawnCli(['apply', '--mlx-repo', '/nonexistent/mlx', '--json', '--workdir', tempDir()], { cwd: project });
+    expect(failed.code).toBe(5);
+    expect(Object.keys(failed.json)).toEqual(['ok', 'error']);
+    expect(Object.keys(failed.json.error)).toEqual(['code', 'message', 'hint', 'details']);
+  });
+
+  it('reports usage errors with exit code 2', async () => {
+    const result = await runCli(['apply', '--bogus-flag'], { cwd: project });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('bogus-flag');
+  });
+});

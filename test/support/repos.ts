@@ -1,0 +1,120 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll } from 'vitest';
+
+import { main } from '../../src/cli.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const FIXTURES = path.join(REPO_ROOT, 'fixtures');
+export const BIN = path.join(REPO_ROOT, 'bin', 'mlx-storage-pr.js');
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Fixture',
+  GIT_AUTHOR_EMAIL: 'fixture@example.invalid',
+  GIT_COMMITTER_NAME: 'Fixture',
+  GIT_COMMITTER_EMAIL: 'fixture@example.invalid',
+  GIT_AUTHOR_DATE: '2025-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2025-01-01T00:00:00Z',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = 'msp-test-'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
+}
+
+/** A real git repository made from fixtures/upstream, with one commit. */
+export function makeUpstream(): { dir: string; sha: string } {
+  const dir = tempDir('msp-upstream-');
+  cpSync(path.join(FIXTURES, 'upstream'), dir, { recursive: true });
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '--quiet', '-m', 'fixture upstream');
+  return { dir, sha: git(dir, 'rev-parse', 'HEAD').trim() };
+}
+
+/** A copy of fixtures/project pinned to `sha`. */
+export function makeProject(sha: string): string {
+  const dir = tempDir('msp-project-');
+  cpSync(path.join(FIXTURES, 'project'), dir, { recursive: true });
+  editConfig(dir, (config) => {
+    (config['upstream'] as Record<string, unknown>)['commit'] = sha;
+  });
+  return dir;
+}
+
+export function editConfig(project: string, edit: (config: Record<string, unknown>) => void): void {
+  const file = path.join(project, 'mlx-storage-pr.config.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  edit(config);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+function collect(stream: PassThrough): () => string {
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  return () => Buffer.concat(chunks).toString('utf8');
+}
+
+/** Runs the CLI in this process (fast), with its own cwd and env. */
+export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = collect(stdout);
+  const err = collect(stderr);
+  const code = await main({ argv: args, cwd: options.cwd, env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env }, stdout, stderr });
+  const text = out();
+  let json: unknown;
+  if (args.includes('--json')) json = JSON.parse(text);
+  return { code, stdout: text, stderr: err(), json };
+}
+
+/** Runs the built CLI as a separate process. */
+export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined }));
+  });
+}
+
+/** HEAD, index, status and every file's content: equal snapshots mean nothing changed. */
+export function snapshot(checkout: string): string {
+  const head = git(checkout, 'rev-parse', 'HEAD');
+  const branch = git(checkout, 'rev-parse', '--abbrev-ref', 'HEAD');
+  const index = git(checkout, 'ls-files', '--stage');
+  const status = git(checkout, 'status', '--porcelain=v1', '--untracked-files=all');
+  const files = git(checkout, 'ls-files', '--cached', '--others', '-z')
+    .split('\0')
+    .filter(Boolean)
+    .sort()
+    .map((f) => `${f}\n${readFileSync(path.join(checkout, f), 'utf8')}`)
+    .join('\n---\n');
+  return [head, branch, index, status, files].join('\n===\n');
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+
+import { parseConfig, templateVariables } from '../../src/core/config.js';
+import { diagnoseFile, preImageBlobs } from '../../src/core/conflict.js';
+import { UserError } from '../../src/core/errors.js';
+import { verifyInsideCheckout } from '../../src/core/paths.js';
+import { buildPlan } from '../../src/core/plan.js';
+import { placeholdersIn, renderString } from '../../src/core/render.js';
+import { parsePatchFiles, parseSeries } from '../../src/core/series.js';
+import { chooseSource } from '../../src/core/source.js';
+
+const variables = {
+  namespace: 'mlx::core::metal',
+  class_name: 'MetalStorageView',
+  status_enum: 'StorageExportStatus',
+  options_struct: 'StorageExportOptions',
+  try_export_function: 'try_export_metal_storage',
+  export_function: 'export_metal_storage',
+  header_path: 'mlx/backend/metal/storage_view.h',
+  source_path: 'mlx/backend/metal/storage_view.cpp',
+  metal_test_file: 'tests/metal_storage_view_tests.cpp',
+  stub_test_file: 'tests/storage_view_tests.cpp',
+  docs_section_title: 'Borrowing Metal Storage',
+  copyright_year: '2026',
+};
+const config = { upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' }, variables };
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof UserError) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('renderString', () => {
+  it('replaces placeholders, with or without inner spaces', () => {
+    expect(renderString('class {{class_name}} : {{ namespace }}', variables, 'f')).toBe('class MetalStorageView : mlx::core::metal');
+  });
+  it('names the file and the variable when a variable is unknown', () => {
+    expect(codeOf(() => renderString('x {{nope}}', variables, 'templates/a.h'))).toMatch(/^TEMPLATE_VARIABLE: templates\/a\.h: unknown template variable "nope"/);
+  });
+  it('rejects a malformed placeholder and gives its line', () => {
+    expect(codeOf(() => renderString('a\nb {{class-name}}', variables, 'f'))).toMatch(/^TEMPLATE_SYNTAX: f:2:/);
+  });
+  it('lists placeholders once each', () => {
+    expect(placeholdersIn('{{a}} {{b}} {{a}}')).toEqual(['a', 'b']);
+  });
+});
+
+describe('parseConfig', () => {
+  it('accepts the shipped shape and fills defaults', () => {
+    const parsed = parseConfig(config, 'c.json');
+    expect(parsed.branch).toBe('mlx-storage-pr');
+  });
+  it('names a missing variable', () => {
+    const { class_name: _omit, ...rest } = variables;
+    expect(codeOf(() => parseConfig({ ...config, variables: rest }, 'c.json'))).toMatch(/variables\.class_name/);
+  });
+  it('names an unknown variable', () => {
+    expect(codeOf(() => parseConfig({ ...config, variables: { ...variables, colour: 'red' } }, 'c.json'))).toMatch(/unknown key\(s\) "colour"/);
+  });
+  it('requires a full commit SHA', () => {
+    expect(codeOf(() => parseConfig({ ...config, upstream: { ...config.upstream, commit: '846d176' } }, 'c.json'))).toMatch(/upstream\.commit: must be a full 40-character/);
+  });
+  it('rejects a path variable that leaves the checkout', () => {
+    expect(codeOf(() => parseConfig({ ...config, variables: { ...variables, header_path: '../x.h' } }, 'c.json'))).toMatch(/^CONFIG_INVALID: .*header_path/s);
+  });
+  it('derives the dependent variables', () => {
+    const all = templateVariables(variables);
+    expect(all['source_file']).toBe('storage_view.cpp');
+    expect(all['metal_test_source']).toBe('metal_storage_view_tests.cpp');
+    expect(all['docs_section_underline']).toBe('-'.repeat('Borrowing Metal Storage'.length));
+  });
+});
+
+describe('verifyInsideCheckout', () => {
+  it.each(['../a', '/etc/passwd', 'a/../../b', 'a/.git/config', '', 'C:/x'])('rejects %j', (p) => {
+    expect(codeOf(() => verifyInsideCheckout(p, 'o'))).toMatch(/^PATH_ESCAPES_CHECKOUT/);
+  });
+  it('normalises a path inside', () => {
+    expect(verifyInsideCheckout('mlx/./backend//x.h', 'o')).toBe('mlx/backend/x.h');
+  });
+});
+
+describe('series', () => {
+  it('reads names in order and skips comments', () => {
+    expect(parseSeries('# c\n0001-a.patch\n\n0002-b.patch # note\n', 's')).toEqual(['0001-a.patch', '0002-b.patch']);
+  });
+  it('rejects paths and duplicates', () => {
+    expect(codeOf(() => parseSeries('../x.patch', 's'))).toMatch(/SERIES_INVALID/);
+    expect(codeOf(() => parseSeries('a\na', 's'))).toMatch(/listed twice/);
+  });
+  it('parses the files of a git diff', () => {
+    const files = parsePatchFiles('diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n', 'p');
+    expect(files.map((f) => [f.path, f.created, f.hunks.length])).toEqual([['x.txt', false, 1]]);
+  });
+  it('rejects a patch that targets a path outside the checkout', () => {
+    expect(codeOf(() => parsePatchFiles('--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n', 'p'))).toMatch(/PATH_ESCAPES_CHECKOUT/);
+  });
+});
+
+describe('buildPlan', () => {
+  const patch = 'diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+{{class_name}}\n';
+  const inputs = (over: Partial<Parameters<typeof buildPlan>[0]> = {}) => ({
+    config: parseConfig(config, 'c'),
+    templates: [{ path: '{{header_path}}', content: '// {{copyright_year}}\n' }],
+    seriesText: '0001.patch\n',
+    patches: new Map([['0001.patch', patch]]),
+    ...over,
+  });
+  it('renders paths, contents and patches', () => {
+    const plan = buildPlan(inputs());
+    expect(plan.files).toEqual([{ path: 'mlx/backend/metal/storage_view.h', content: '// 2026\n', template: '{{header_path}}' }]);
+    expect(plan.patches[0]?.text).toContain('+MetalStorageView');
+  });
+  it('gives the same input hash for the same inputs and a new one after an edit', () => {
+    expect(buildPlan(inputs()).inputHash).toBe(buildPlan(inputs()).inputHash);
+    expect(buildPlan(inputs({ templates: [{ path: '{{header_path}}', content: 'x' }] })).inputHash).not.toBe(buildPlan(inputs()).inputHash);
+  });
+  it('refuses a template path that renders outside the checkout', () => {
+    expect(codeOf(() => buildPlan(inputs({ templates: [{ path: '../{{class_name}}.h', content: '' }] })))).toMatch(/^PATH_ESCAPES_CHECKOUT: templates\/\.\.\/\{\{class_name\}\}\.h/);
+  });
+  it('refuses a series entry without a file and a patch missing from the series', () => {
+    expect(codeOf(() => buildPlan(inputs({ seriesText: '0001.patch\n0002.patch\n' })))).toMatch(/does not exist/);
+    expect(codeOf(() => buildPlan(inputs({ seriesText: '' })))).toMatch(/does not list it/);
+  });
+});
+
+describe('diagnoseFile', () => {
+  const [file] = parsePatchFiles('diff --git a/x b/x\nindex abc1234..def5678 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n', 'p');
+  it('reads pre-image blobs', () => {
+    expect(preImageBlobs('diff --git a/x b/x\nindex abc1234..def5678 100644\n').get('x')).toBe('abc1234');
+  });
+  it('classifies the four reasons', () => {
+    const f = file!;
+    expect(diagnoseFile('p', f, { content: null, blob: null, reverseApplies: false }, 'abc1234')?.reason).toBe('file_missing');
+    expect(diagnoseFile('p', f, { content: 'one\n2\n', blob: 'fff', reverseApplies: true }, 'abc1234')?.reason).toBe('already_applied');
+    expect(diagnoseFile('p', f, { content: 'one\nthree\n', blob: 'abc1234ffff', reverseApplies: false }, 'abc1234')).toMatchObject({ reason: 'patch_changed', hunk: 1 });
+    expect(diagnoseFile('p', f, { content: 'one\nthree\n', blob: '999', reverseApplies: false }, 'abc1234')).toMatchObject({ reason: 'upstream_changed', hunk: 1, hunkHeader: '@@ -1,2 +1,2 @@' });
+    expect(diagnoseFile('p', f, { content: 'one\ntwo\n', blob: '999', reverseApplies: false }, 'abc1234')).toBeUndefined();
+  });
+});
+
+describe('chooseSource', () => {
+  it('prefers the flag, then MLX_REPO, then the config URL', () => {
+    expect(chooseSource('/m', '/e', 'https://u', '/').display).toBe('/m');
+    expect(chooseSource(undefined, 'rel', 'https://u', '/base')).toEqual({ kind: 'path', display: '/base/rel', location: 'file:///base/rel' });
+    expect(chooseSource(undefined, undefined, 'https://u/x.git', '/')).toMatchObject({ kind: 'url', location: 'https://u/x.git' });
+    expect(chooseSource('git@github.com:me/mlx.git', undefined, 'x', '/').kind).toBe('url');
+  });
+});

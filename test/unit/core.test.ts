@@ -152,3 +152,11 @@ describe('chooseSource', () => {
     expect(chooseSource('git@github.com:me/mlx.git', undefined, 'x', '/').kind).toBe('url');
   });
 });
+
+describe('schema/config.schema.json', () => {
+  it('matches the zod schema (run `npm run gen-schema` after changing it)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { configJsonSchema } = await import('../../src/core/schema.js');
+    expect(readFileSync(new URL('../../schema/config.schema.json', import.meta.url), 'utf8')).toBe(configJsonSchema());
+  });
+});

@@ -6,7 +6,9 @@ import yargs, { type Argv } from 'yargs';
 import { PACKAGE_ROOT } from './adapters/project.js';
 import { ExitCode, isUserError } from './core/errors.js';
 import { createLogger } from './adapters/log.js';
-import type { CommandResult, GlobalOptions } from './commands/context.js';
+import { commands } from './cli/index.js';
+import type { Handler } from './cli/spec.js';
+import type { GlobalOptions } from './commands/context.js';
 
 export interface Io {
   argv: string[];
@@ -16,7 +18,6 @@ export interface Io {
   stderr: NodeJS.WritableStream;
 }
 
-type Handler = (options: GlobalOptions & Record<string, unknown>) => Promise<CommandResult>;
 
 const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
@@ -32,41 +33,16 @@ export async function main(io: Io): Promise<number> {
     outcome = execute(load, args, io);
   };
 
-  const parser: Argv = yargs(io.argv)
+  let parser: Argv = yargs(io.argv)
     .scriptName('mlx-storage-pr')
     .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.')
     .option('mlx-repo', { type: 'string', describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)' })
     .option('workdir', { type: 'string', describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)' })
     .option('project', { type: 'string', describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/' })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
-    .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' })
-    .command(
-      'apply',
-      'Fetch MLX at the pinned commit and apply templates/ and patches/',
-      (y) =>
-        y
-          .option('dry-run', { type: 'boolean', default: false, describe: 'Show what would change; write nothing' })
-          .option('force', { type: 'boolean', default: false, describe: 'Save uncommitted edits (stash + backup ref) and apply anyway' })
-          .option('3way', { type: 'boolean', default: false, describe: 'Fall back to a three-way merge when a patch does not apply exactly' })
-          .example('$0 apply --mlx-repo ~/src/mlx', 'apply using a local MLX clone, no network')
-          .example('$0 apply --dry-run --json', 'list what would change as JSON'),
-      run(async () => {
-        const { apply } = await import('./commands/apply.js');
-        return (o) => apply({ ...o, dryRun: o['dryRun'] as boolean, force: o['force'] as boolean, threeWay: o['3way'] as boolean });
-      }),
-    )
-    .command(
-      'status',
-      'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
-      (y) => y.example('$0 status --json', 'machine-readable state'),
-      run(async () => (await import('./commands/status.js')).status),
-    )
-    .command(
-      'reset',
-      'Put the checkout back on the clean pinned commit (saves your changes first)',
-      (y) => y,
-      run(async () => (await import('./commands/reset.js')).reset),
-    )
+    .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
+  for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.load));
+  parser = parser
     .demandCommand(1, 'Name a command; see --help.')
     .strict()
     .recommendCommands()

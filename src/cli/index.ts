@@ -1,0 +1,6 @@
+import { applySpec } from './apply.js';
+import type { CommandSpec } from './spec.js';
+import { resetSpec, statusSpec } from './status.js';
+
+/** Every command, in the order --help lists them. */
+export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec];

@@ -1,0 +1,29 @@
+/** One line of a readiness or environment report (`doctor`, `verify`). */
+export type CheckStatus = 'pass' | 'fail' | 'warn' | 'not-checked';
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  /** What was found, in one or two sentences. */
+  detail: string;
+  /** The command or edit that fixes a failure. */
+  fix?: string;
+  /** True when a failure of this check makes the command fail. */
+  required: boolean;
+}
+
+const mark: Record<CheckStatus, string> = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', 'not-checked': 'n/c ' };
+
+export function formatChecks(checks: readonly CheckResult[]): string[] {
+  return checks.flatMap((c) => {
+    const lines = [`${mark[c.status]} ${c.title}: ${c.detail}`];
+    if (c.fix && c.status !== 'pass') lines.push(`     fix: ${c.fix}`);
+    return lines;
+  });
+}
+
+/** True when every required check passed. */
+export function checksPass(checks: readonly CheckResult[]): boolean {
+  return checks.every((c) => !c.required || c.status === 'pass');
+}

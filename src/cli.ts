@@ -34,6 +34,7 @@ export async function main(io: Io): Promise<number> {
   };
 
   let parser: Argv = yargs(io.argv)
+    .parserConfiguration({ 'populate--': true })
     .scriptName('mlx-storage-pr')
     .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.')
     .option('mlx-repo', { type: 'string', describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)' })

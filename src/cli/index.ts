@@ -1,6 +1,7 @@
 import { applySpec } from './apply.js';
 import type { CommandSpec } from './spec.js';
 import { resetSpec, statusSpec } from './status.js';
+import { doctorSpec, testSpec } from './test.js';
 
 /** Every command, in the order --help lists them. */
-export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec];
+export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec, testSpec, doctorSpec];

@@ -65,6 +65,18 @@ export const ConfigSchema = z
       .default('mlx-storage-pr')
       .describe('Local branch in the checkout that holds the applied series.'),
     variables: VariablesSchema,
+    build: z
+      .object({
+        target: z.string().min(1).default('tests').describe('CMake target that builds the C++ test binary.'),
+        testBinary: z.string().min(1).default('tests/tests').describe('Path of the doctest binary inside the build folder.'),
+        cmakeArgs: z
+          .array(z.string())
+          .default(['-DMLX_BUILD_TESTS=ON', '-DMLX_BUILD_EXAMPLES=OFF'])
+          .describe('CMake arguments every build gets (before --offline mappings and arguments after --).'),
+      })
+      .strict()
+      .prefault({})
+      .describe('How `test` builds and runs the C++ suite.'),
   })
   .strict();
 

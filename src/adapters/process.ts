@@ -1,0 +1,86 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+import { execa } from 'execa';
+
+import type { Logger } from './log.js';
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: string | null;
+  /** Last lines of combined output, for error messages. */
+  tail: string;
+  output: string;
+}
+
+export interface RunOptions {
+  cwd: string;
+  env?: Readonly<Record<string, string>>;
+  /** Combined stdout and stderr are appended here. */
+  logFile?: string;
+  /** Called for each output line, e.g. to drive a progress bar. */
+  onLine?: (line: string) => void;
+  /** Keep the whole output in memory (small commands only). */
+  keepOutput?: boolean;
+}
+
+/**
+ * Runs a program, echoing the command to stderr. Never throws for a non-zero
+ * exit: callers decide what a failure means and name the fix.
+ */
+export async function runProcess(log: Logger, command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  log.command([command, ...args].map(quote).join(' '), options.cwd);
+  let stream: NodeJS.WritableStream | undefined;
+  if (options.logFile) {
+    await mkdir(path.dirname(options.logFile), { recursive: true });
+    stream = createWriteStream(options.logFile, { flags: 'a' });
+    stream.write(`$ ${[command, ...args].map(quote).join(' ')}\n`);
+  }
+  const tail: string[] = [];
+  const kept: string[] = [];
+  const child = execa(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? {},
+    extendEnv: true,
+    all: true,
+    reject: false,
+    stdin: 'ignore',
+    buffer: false,
+  });
+  let pending = '';
+  const onData = (chunk: Buffer | string) => {
+    const text = chunk.toString();
+    stream?.write(text);
+    pending += text;
+    const lines = pending.split(/\r?\n|\r/);
+    pending = lines.pop() ?? '';
+    for (const line of lines) handle(line);
+  };
+  const handle = (line: string) => {
+    tail.push(line);
+    if (tail.length > 40) tail.shift();
+    if (options.keepOutput) kept.push(line);
+    options.onLine?.(line);
+  };
+  child.all?.on('data', onData);
+  const result = await child;
+  if (pending) handle(pending);
+  if (stream) await new Promise<void>((resolve) => stream.end(resolve));
+  if (result.failed && result.exitCode === undefined && result.signal === undefined) {
+    // The program could not start at all (e.g. not installed).
+    return { exitCode: null, signal: null, tail: result.message ?? `${command} could not start`, output: '' };
+  }
+  return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, tail: tail.join('\n'), output: kept.join('\n') };
+}
+
+/** Runs a short command and returns its trimmed stdout, or null when it cannot run or fails. */
+export async function probe(command: string, args: readonly string[], cwd?: string): Promise<string | null> {
+  const result = await execa(command, args, { reject: false, stdin: 'ignore', ...(cwd ? { cwd } : {}) });
+  if (result.failed) return null;
+  return `${result.stdout}\n${result.stderr}`.trim();
+}
+
+function quote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

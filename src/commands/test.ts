@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { Git } from '../adapters/git.js';
+import { withLock } from '../adapters/lock.js';
+import { probe } from '../adapters/process.js';
+import { loadPlanInputs } from '../adapters/project.js';
+import { classify, isBlocking, summarize, type ClassifiedCase, type Summary } from '../core/baseline.js';
+import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
+import type { DoctestRun } from '../core/doctest.js';
+import { ExitCode, UserError } from '../core/errors.js';
+import { buildPlan } from '../core/plan.js';
+import { buildTarget, configureIfNeeded, logFiles, runDoctest, type BuildSpec } from '../ops/build.js';
+import { checkoutDir, openCheckout } from '../ops/checkout.js';
+import { buildChecks, checkOffline } from '../ops/doctor.js';
+import { generateStandIns, probeOffline } from '../ops/offline.js';
+import { classifyHead } from '../ops/state.js';
+import { loadContext, type CommandResult, type Context, type GlobalOptions } from './context.js';
+
+export interface TestOptions extends GlobalOptions {
+  debug?: boolean | undefined;
+  tests?: string | undefined;
+  offline?: boolean | undefined;
+  depsDir?: string | undefined;
+  baseline?: boolean | undefined;
+  cmakeArgs?: string[] | undefined;
+  stream?: NodeJS.WritableStream | undefined;
+}
+
+export interface TestData {
+  command: 'test';
+  buildDir: string;
+  logs: ReturnType<typeof logFiles>;
+  dependencies: Array<{ dep: string; source: string }>;
+  notes: string[];
+  patched: { configured: boolean; buildSeconds: number; complete: boolean; crashes: string[] };
+  baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
+  summary: Summary;
+  cases: Array<{ name: string; classification: ClassifiedCase['classification']; status: string; baseline: string | null; failures: ClassifiedCase['patched']['failures'] }>;
+}
+
+/** Everything that decides a build's result, so equal keys can share a build folder and baseline results. */
+export interface BuildSetup {
+  cmakeArgs: string[];
+  key: string;
+  env: Record<string, string>;
+  dependencies: Array<{ dep: string; source: string }>;
+  notes: string[];
+}
+
+export async function prepareBuild(ctx: Context, options: TestOptions): Promise<BuildSetup> {
+  const generator = (await probe('ninja', ['--version'])) ? ['-G', 'Ninja'] : [];
+  const ccache = (await probe('ccache', ['--version'])) !== null;
+  let dependencies: BuildSetup['dependencies'] = [];
+  let notes: string[] = [];
+  let offlineArgs: string[] = [];
+  if (options.offline || options.depsDir) {
+    const depsDir = options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined;
+    const plan = probeOffline(depsDir, path.join(ctx.workdir, 'deps'));
+    if (plan.missing.length) {
+      const checks = checkOffline(plan).filter((c) => c.status === 'fail');
+      throw new UserError('TOOL_MISSING', `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`, {
+        hint: 'Install the packages named above, or pass --deps-dir <dir> holding a folder per dependency.',
+      });
+    }
+    await generateStandIns(plan);
+    dependencies = plan.deps.map((d) => ({ dep: d.dep, source: d.source }));
+    notes = plan.notes;
+    offlineArgs = plan.cmakeArgs;
+  }
+  if (!ccache) notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
+  const launcher = ccache ? ['-DCMAKE_C_COMPILER_LAUNCHER=ccache', '-DCMAKE_CXX_COMPILER_LAUNCHER=ccache'] : [];
+  const cmakeArgs = [
+    ...generator,
+    `-DCMAKE_BUILD_TYPE=${options.debug ? 'Debug' : 'Release'}`,
+    ...ctx.config.build.cmakeArgs,
+    ...launcher,
+    ...offlineArgs,
+    ...(options.cmakeArgs ?? []),
+  ];
+  const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
+  // Patched and baseline trees sit at the same depth under the workdir, so with
+  // CCACHE_BASEDIR their compile commands are identical and share cache entries.
+  const env = ccache ? { CCACHE_BASEDIR: ctx.workdir } : {};
+  return { cmakeArgs, key, env, dependencies, notes };
+}
+
+function spec(ctx: Context, sourceDir: string, buildDir: string, setup: BuildSetup, label: string): BuildSpec {
+  return { sourceDir, buildDir, cmakeArgs: setup.cmakeArgs, target: ctx.config.build.target, testBinary: ctx.config.build.testBinary, env: setup.env, label };
+}
+
+/** Builds and runs the unpatched pinned tree once per build key; later runs read the saved results. */
+export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, stream: NodeJS.WritableStream): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
+  const pinned = ctx.config.upstream.commit;
+  const root = path.join(ctx.workdir, 'baseline');
+  const buildDir = path.join(root, `build-${setup.key}`);
+  const resultsFile = path.join(root, `results-${pinned.slice(0, 12)}-${setup.key}.json`);
+  const saved = await readFile(resultsFile, 'utf8').then((t) => JSON.parse(t) as { commit: string; run: DoctestRun }).catch(() => null);
+  if (saved && saved.commit === pinned) {
+    ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
+    return { run: saved.run, cached: true, buildDir };
+  }
+  const source = path.join(root, 'mlx');
+  if (!existsSync(source)) {
+    await mkdir(root, { recursive: true });
+    await git.raw(['worktree', 'prune']);
+    await git.raw(['worktree', 'add', '--detach', '--force', source, pinned], { echo: true });
+  }
+  const base = new Git(source, ctx.log);
+  if ((await base.head()) !== pinned || (await base.status()).length > 0) {
+    await base.raw(['checkout', '--detach', '--force', pinned], { echo: true });
+    await base.raw(['clean', '-fdx', '--quiet']);
+  }
+  const baseSpec = spec(ctx, source, buildDir, setup, 'baseline');
+  await configureIfNeeded(baseSpec, ctx.log);
+  await buildTarget(baseSpec, ctx.log, stream);
+  const run = await runDoctest(baseSpec, ctx.log, {});
+  await writeFile(resultsFile, JSON.stringify({ commit: pinned, run }));
+  return { run, cached: false, buildDir };
+}
+
+export async function test(options: TestOptions): Promise<CommandResult<TestData>> {
+  const ctx = await loadContext(options);
+  const stream = options.stream ?? process.stderr;
+  const git = await openCheckout(ctx.workdir, ctx.log);
+  if (git === null) {
+    throw new UserError('NOT_APPLIED', `No checkout in ${checkoutDir(ctx.workdir)}.`, { hint: 'Run `mlx-storage-pr apply` first.' });
+  }
+  const head = await classifyHead(git, ctx.config.upstream.commit);
+  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+  if (head.kind !== 'applied' || head.inputHash !== plan.inputHash) {
+    throw new UserError('NOT_APPLIED', `The checkout does not hold the current series (${head.kind === 'applied' ? 'templates/ or patches/ changed since the last apply' : `HEAD is ${head.kind}`}).`, {
+      hint: 'Run `mlx-storage-pr apply` first, so the build tests what templates/ and patches/ say.',
+    });
+  }
+
+  const needsBlas = /find_package\(BLAS/.test(await readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8').catch(() => ''));
+  const checks: CheckResult[] = await buildChecks(options.env, ctx.workdir, needsBlas);
+  for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
+  if (!checksPass(checks)) {
+    throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {
+      hint: 'Run the fix commands above (`mlx-storage-pr doctor` lists every check).',
+      details: { checks },
+    });
+  }
+
+  return withLock(ctx.workdir, 'test', async () => {
+    const setup = await prepareBuild(ctx, options);
+    for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
+    for (const n of setup.notes) ctx.log.info(`note: ${n}`);
+
+    const buildDir = path.join(ctx.workdir, `build-${setup.key}`);
+    const patchedSpec = spec(ctx, git.dir, buildDir, setup, 'patched');
+    const configured = await configureIfNeeded(patchedSpec, ctx.log);
+    const built = await buildTarget(patchedSpec, ctx.log, stream);
+    const patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+
+    const useBaseline = options.baseline !== false;
+    const baseline = useBaseline ? await baselineRun(ctx, git, setup, stream) : null;
+    const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
+    const summary = summarize(classified);
+    const blocking = classified.filter(isBlocking);
+
+    const data: TestData = {
+      command: 'test',
+      buildDir,
+      logs: logFiles(buildDir),
+      dependencies: setup.dependencies,
+      notes: setup.notes,
+      patched: { configured, buildSeconds: built.seconds, complete: patchedRun.complete, crashes: patchedRun.crashes },
+      baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, null)) : null },
+      summary,
+      cases: classified.map((c) => ({ name: c.name, classification: c.classification, status: c.patched.status, baseline: c.baseline, failures: c.patched.failures })),
+    };
+    if (summary.cases === 0) {
+      throw new UserError('TESTS_FAILED', `No test case matched${options.tests ? ` --tests "${options.tests}"` : ''}.`, {
+        hint: 'Check the filter; doctest matches case names with * and ? wildcards.',
+      });
+    }
+    return { data, lines: testLines(data, classified), exitCode: blocking.length ? ExitCode.testsFailed : ExitCode.ok };
+  });
+}
+
+const order: Array<ClassifiedCase['classification']> = ['new-failure', 'new-test-failed', 'pre-existing-failure', 'fixed', 'new-test-passed'];
+
+function testLines(data: TestData, classified: ClassifiedCase[]): string[] {
+  const s = data.summary;
+  const lines = [
+    `test cases: ${s.cases} run, ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; assertions: ${s.assertions.passed} passed, ${s.assertions.failed} failed`,
+    data.baseline.used
+      ? `against the unpatched baseline${data.baseline.cached ? ' (saved results)' : ''}: ${s.byClass['new-failure']} new failure(s), ${s.byClass['new-test-failed']} failing new test(s), ${s.byClass['pre-existing-failure']} pre-existing failure(s), ${s.byClass['fixed']} fixed, ${s.byClass['new-test-passed']} new test(s) passing`
+      : 'baseline: not used (--no-baseline): every failure counts as new',
+  ];
+  for (const kind of order) {
+    for (const c of classified.filter((x) => x.classification === kind)) {
+      lines.push(`${kind}: ${c.name}`);
+      for (const f of c.patched.failures.slice(0, 5)) lines.push(`    ${f.file}:${f.line}: ${f.message}`);
+    }
+  }
+  lines.push(`build: ${data.buildDir} (logs: ${path.basename(data.logs.build)}, ${path.basename(data.logs.test)})`);
+  return lines;
+}

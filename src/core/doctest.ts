@@ -1,0 +1,139 @@
+/** Results of one doctest run, read from its XML reporter output. */
+
+export type CaseStatus = 'passed' | 'failed' | 'skipped' | 'crashed';
+
+export interface Failure {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface CaseResult {
+  name: string;
+  file: string;
+  line: number;
+  status: CaseStatus;
+  assertions: { passed: number; failed: number };
+  failures: Failure[];
+}
+
+export interface DoctestRun {
+  cases: CaseResult[];
+  /** False when the XML ended early (the binary died mid-run). */
+  complete: boolean;
+  /** The case that was running when the output ended, if any. */
+  interrupted: string | null;
+}
+
+interface Token {
+  kind: 'open' | 'close' | 'self' | 'text';
+  name: string;
+  attrs: Record<string, string>;
+  text: string;
+}
+
+function unescape(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#(\d+);/g, (_m, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&amp;/g, '&');
+}
+
+/** A tolerant tokenizer: doctest's XML is flat and escaped, and may be cut off by a crash. */
+function* tokens(xml: string): Generator<Token> {
+  const re = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:.-]+="[^"]*")*)\s*(\/?)>|<\?[^>]*\?>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g;
+  for (const m of xml.matchAll(re)) {
+    if (m[6] !== undefined) {
+      yield { kind: 'text', name: '', attrs: {}, text: unescape(m[6]) };
+    } else if (m[5] !== undefined) {
+      yield { kind: 'text', name: '', attrs: {}, text: m[5] };
+    } else if (m[2] !== undefined) {
+      const attrs: Record<string, string> = {};
+      for (const a of (m[3] ?? '').matchAll(/([\w:.-]+)="([^"]*)"/g)) attrs[a[1] as string] = unescape(a[2] as string);
+      yield { kind: m[1] ? 'close' : m[4] ? 'self' : 'open', name: m[2], attrs, text: '' };
+    }
+  }
+}
+
+/** Parses `--reporters=xml` output, including output cut off by a crash. */
+export function parseDoctestXml(xml: string): DoctestRun {
+  const cases: CaseResult[] = [];
+  let current: CaseResult | null = null;
+  let expression: { file: string; line: number; type: string; original: string; expanded: string; inOriginal: boolean; inExpanded: boolean } | null = null;
+  let exception: { crash: boolean; text: string } | null = null;
+  let message: { file: string; line: number; type: string; text: string } | null = null;
+  let complete = false;
+
+  for (const t of tokens(xml)) {
+    if (t.kind === 'open' && t.name === 'TestCase') {
+      current = {
+        name: t.attrs['name'] ?? '',
+        file: t.attrs['filename'] ?? '',
+        line: Number(t.attrs['line'] ?? 0),
+        status: t.attrs['skipped'] === 'true' ? 'skipped' : 'passed',
+        assertions: { passed: 0, failed: 0 },
+        failures: [],
+      };
+    } else if (t.kind === 'close' && t.name === 'TestCase' && current) {
+      cases.push(current);
+      current = null;
+    } else if (!current) {
+      if (t.name === 'OverallResultsTestCases') complete = true;
+    } else if (t.kind === 'open' && t.name === 'Expression') {
+      expression = { file: t.attrs['filename'] ?? current.file, line: Number(t.attrs['line'] ?? 0), type: t.attrs['type'] ?? 'CHECK', original: '', expanded: '', inOriginal: false, inExpanded: false };
+    } else if (expression && t.kind === 'open' && (t.name === 'Original' || t.name === 'Expanded')) {
+      expression.inOriginal = t.name === 'Original';
+      expression.inExpanded = t.name === 'Expanded';
+    } else if (expression && t.kind === 'text') {
+      if (expression.inOriginal) expression.original += t.text;
+      if (expression.inExpanded) expression.expanded += t.text;
+    } else if (expression && t.kind === 'close' && (t.name === 'Original' || t.name === 'Expanded')) {
+      expression.inOriginal = false;
+      expression.inExpanded = false;
+    } else if (expression && t.kind === 'close' && t.name === 'Expression') {
+      const expanded = expression.expanded.trim();
+      const original = expression.original.trim();
+      current.failures.push({
+        file: expression.file,
+        line: expression.line,
+        message: `${expression.type}( ${original} )${expanded && expanded !== original ? ` with values ${expanded}` : ''}`,
+      });
+      expression = null;
+    } else if (t.kind === 'open' && t.name === 'Exception') {
+      exception = { crash: t.attrs['crash'] === 'true', text: '' };
+    } else if (exception && t.kind === 'text') {
+      exception.text += t.text;
+    } else if (exception && t.kind === 'close' && t.name === 'Exception') {
+      const text = exception.text.trim();
+      if (!text.startsWith('exception thrown in subcase')) {
+        current.failures.push({ file: current.file, line: current.line, message: `${exception.crash ? 'crash' : 'exception'}: ${text}` });
+      }
+      if (exception.crash) current.status = 'crashed';
+      exception = null;
+    } else if (t.kind === 'open' && t.name === 'Message') {
+      message = { file: t.attrs['filename'] ?? current.file, line: Number(t.attrs['line'] ?? 0), type: t.attrs['type'] ?? '', text: '' };
+    } else if (message && t.kind === 'text') {
+      message.text += t.text;
+    } else if (message && t.kind === 'close' && t.name === 'Message') {
+      if (/ERROR/.test(message.type)) current.failures.push({ file: message.file, line: message.line, message: `${message.type}: ${message.text.trim()}` });
+      message = null;
+    } else if (t.name === 'OverallResultsAsserts' && (t.kind === 'self' || t.kind === 'open')) {
+      current.assertions = { passed: Number(t.attrs['successes'] ?? 0), failed: Number(t.attrs['failures'] ?? 0) };
+      if (current.status !== 'crashed' && current.status !== 'skipped' && t.attrs['test_case_success'] === 'false') current.status = 'failed';
+    }
+  }
+  if (current) {
+    // The binary died inside this case.
+    current.status = 'crashed';
+    cases.push(current);
+  }
+  return { cases, complete, interrupted: current?.name ?? null };
+}
+
+/** Escapes a test case name for doctest's wildcard filters (`*`, `?`, `,`, `\`). */
+export function doctestFilterEscape(name: string): string {
+  return name.replace(/([\\*?,[\]])/g, '\\$1');
+}

@@ -1,0 +1,133 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import type { Logger } from '../adapters/log.js';
+import { runProcess } from '../adapters/process.js';
+import { createProgress } from '../adapters/progress.js';
+import { doctestFilterEscape, parseDoctestXml, type CaseResult, type DoctestRun } from '../core/doctest.js';
+import { UserError } from '../core/errors.js';
+
+export interface BuildSpec {
+  sourceDir: string;
+  buildDir: string;
+  /** Full CMake argument list except -S/-B. */
+  cmakeArgs: string[];
+  target: string;
+  /** Test binary, relative to the build folder. */
+  testBinary: string;
+  env: Readonly<Record<string, string>>;
+  label: string;
+}
+
+export function logFiles(buildDir: string) {
+  return {
+    configure: path.join(buildDir, 'mlx-storage-pr-configure.log'),
+    build: path.join(buildDir, 'mlx-storage-pr-build.log'),
+    test: path.join(buildDir, 'mlx-storage-pr-test.log'),
+  };
+}
+
+const STAMP = 'mlx-storage-pr-configure.json';
+
+/**
+ * Runs CMake's configure step only when there is no cache yet or our options
+ * changed. Changes to CMakeLists.txt files are picked up by the build itself.
+ */
+export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<boolean> {
+  const stampFile = path.join(spec.buildDir, STAMP);
+  const stamp = JSON.stringify({ source: spec.sourceDir, args: spec.cmakeArgs });
+  if (existsSync(path.join(spec.buildDir, 'CMakeCache.txt')) && (await readFile(stampFile, 'utf8').catch(() => '')) === stamp) {
+    log.info(`${spec.label}: configuration unchanged, not re-running CMake`);
+    return false;
+  }
+  await mkdir(spec.buildDir, { recursive: true });
+  const logs = logFiles(spec.buildDir);
+  await writeFile(logs.configure, '');
+  const result = await runProcess(log, 'cmake', ['-S', spec.sourceDir, '-B', spec.buildDir, ...spec.cmakeArgs], { cwd: spec.buildDir, env: spec.env, logFile: logs.configure });
+  if (result.exitCode !== 0) {
+    const download = /(Failed to download|error: downloading|Could not resolve host|unable to access 'https?:|Failed to connect to|Network is unreachable)/i.test(result.tail);
+    throw new UserError('CONFIGURE_FAILED', `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.tail, 20)}`, {
+      hint: download
+        ? 'Use --offline to build from system packages (see `mlx-storage-pr doctor --offline`), or --deps-dir <dir> with local copies.'
+        : `Read the full log: ${logs.configure}`,
+      details: { log: logs.configure },
+    });
+  }
+  await writeFile(stampFile, stamp);
+  return true;
+}
+
+export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.WritableStream): Promise<{ seconds: number }> {
+  const logs = logFiles(spec.buildDir);
+  await writeFile(logs.build, '');
+  const progress = createProgress(stream, spec.label);
+  const start = Date.now();
+  const result = await runProcess(log, 'cmake', ['--build', spec.buildDir, '--target', spec.target], {
+    cwd: spec.buildDir,
+    env: spec.env,
+    logFile: logs.build,
+    onLine: (line) => progress.line(line),
+  });
+  progress.done();
+  if (result.exitCode !== 0) {
+    const errors = (await readFile(logs.build, 'utf8')).split('\n').filter((l) => /(error:|Error \d|undefined reference)/.test(l)).slice(0, 10);
+    throw new UserError('BUILD_FAILED', `${spec.label}: the build failed:\n${indent(errors.length ? errors.join('\n') : result.tail, 30)}`, {
+      hint: `Fix the errors above (full log: ${logs.build}), then run the command again; the build resumes where it stopped.`,
+      details: { log: logs.build, errors },
+    });
+  }
+  return { seconds: (Date.now() - start) / 1000 };
+}
+
+/**
+ * Runs the doctest binary with the XML reporter. When a case crashes the
+ * binary, the remaining cases are run again without it, so one crash does
+ * not hide the rest of the suite.
+ */
+export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter?: string | undefined }): Promise<DoctestRun & { crashes: string[] }> {
+  const binary = path.join(spec.buildDir, spec.testBinary);
+  const logs = logFiles(spec.buildDir);
+  await writeFile(logs.test, '');
+  const cases: CaseResult[] = [];
+  const crashes: string[] = [];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const xmlFile = path.join(spec.buildDir, `mlx-storage-pr-results-${attempt}.xml`);
+    await writeFile(xmlFile, '');
+    const args = ['--reporters=xml', `--out=${xmlFile}`, '--no-intro=true', '--no-version=true'];
+    if (options.filter) args.push(`--test-case=${options.filter}`);
+    if (crashes.length) args.push(`--test-case-exclude=${crashes.map(doctestFilterEscape).join(',')}`);
+    const result = await runProcess(log, binary, args, { cwd: spec.buildDir, env: spec.env, logFile: logs.test });
+    if (result.exitCode === null && result.signal === null) {
+      throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, { hint: 'Check that the build produced the test binary.' });
+    }
+    const run = parseDoctestXml(await readFile(xmlFile, 'utf8'));
+    const seen = new Set(cases.map((c) => c.name));
+    cases.push(...run.cases.filter((c) => !seen.has(c.name)));
+    if (run.complete) return { cases, complete: true, interrupted: null, crashes };
+    const crashed = run.interrupted ?? run.cases.find((c) => c.status === 'crashed')?.name;
+    if (!crashed) {
+      throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: ${binary} stopped (${result.signal ?? `exit ${result.exitCode}`}) before any case finished:\n${indent(result.tail, 15)}`, {
+        hint: `Run it by hand to see why: ${binary}`,
+        details: { log: logs.test },
+      });
+    }
+    const failed = cases.find((c) => c.name === crashed);
+    if (failed) {
+      failed.status = 'crashed';
+      failed.failures.push({ file: failed.file, line: failed.line, message: `the test binary died (${result.signal ?? `exit ${result.exitCode}`}) in this case` });
+    }
+    log.warn(`${spec.label}: the test binary died in "${crashed}"; running the remaining cases without it`);
+    crashes.push(crashed);
+  }
+  return { cases, complete: false, interrupted: crashes.at(-1) ?? null, crashes };
+}
+
+function indent(text: string, maxLines: number): string {
+  return text
+    .trim()
+    .split('\n')
+    .slice(-maxLines)
+    .map((l) => `  ${l}`)
+    .join('\n');
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
 import { ExitCode } from '../core/errors.js';
 import { buildChecks, checkOffline } from '../ops/doctor.js';
-import { probeOffline } from '../ops/offline.js';
+import { cacheRoot, probeOffline } from '../ops/offline.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface DoctorOptions extends GlobalOptions {
@@ -31,7 +31,7 @@ export async function doctor(options: DoctorOptions): Promise<CommandResult<Doct
   const ctx = await loadContext(options);
   const checks = await buildChecks(options.env, ctx.workdir, true);
   if (options.offline || options.depsDir) {
-    checks.push(...checkOffline(probeOffline(options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined, path.join(ctx.workdir, 'deps'))));
+    checks.push(...checkOffline(probeOffline(options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined, path.join(cacheRoot(options.env), 'deps'))));
   }
   checks.push(...(await laneChecks()));
   const ok = checksPass(checks);

@@ -15,7 +15,7 @@ import { buildPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, logFiles, runDoctest, type BuildSpec } from '../ops/build.js';
 import { checkoutDir, openCheckout } from '../ops/checkout.js';
 import { buildChecks, checkOffline } from '../ops/doctor.js';
-import { generateStandIns, probeOffline } from '../ops/offline.js';
+import { cacheRoot, generateStandIns, probeOffline } from '../ops/offline.js';
 import { classifyHead } from '../ops/state.js';
 import { loadContext, type CommandResult, type Context, type GlobalOptions } from './context.js';
 
@@ -45,7 +45,7 @@ export interface TestData {
 export interface BuildSetup {
   cmakeArgs: string[];
   key: string;
-  env: Record<string, string>;
+  ccache: boolean;
   dependencies: Array<{ dep: string; source: string }>;
   notes: string[];
 }
@@ -58,7 +58,7 @@ export async function prepareBuild(ctx: Context, options: TestOptions): Promise<
   let offlineArgs: string[] = [];
   if (options.offline || options.depsDir) {
     const depsDir = options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined;
-    const plan = probeOffline(depsDir, path.join(ctx.workdir, 'deps'));
+    const plan = probeOffline(depsDir, path.join(cacheRoot(options.env), 'deps'));
     if (plan.missing.length) {
       const checks = checkOffline(plan).filter((c) => c.status === 'fail');
       throw new UserError('TOOL_MISSING', `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`, {
@@ -81,14 +81,18 @@ export async function prepareBuild(ctx: Context, options: TestOptions): Promise<
     ...(options.cmakeArgs ?? []),
   ];
   const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
-  // Patched and baseline trees sit at the same depth under the workdir, so with
-  // CCACHE_BASEDIR their compile commands are identical and share cache entries.
-  const env = ccache ? { CCACHE_BASEDIR: ctx.workdir } : {};
-  return { cmakeArgs, key, env, dependencies, notes };
+  return { cmakeArgs, key, ccache, dependencies, notes };
 }
 
+
+/**
+ * Each tree is `<root>/mlx` with its build in `<root>/build-<key>`, so with
+ * CCACHE_BASEDIR=<root> the patched and baseline compile commands are
+ * identical and share cache entries. Dependencies live outside both roots.
+ */
 function spec(ctx: Context, sourceDir: string, buildDir: string, setup: BuildSetup, label: string): BuildSpec {
-  return { sourceDir, buildDir, cmakeArgs: setup.cmakeArgs, target: ctx.config.build.target, testBinary: ctx.config.build.testBinary, env: setup.env, label };
+  const env: Record<string, string> = setup.ccache ? { CCACHE_BASEDIR: path.dirname(sourceDir) } : {};
+  return { sourceDir, buildDir, cmakeArgs: setup.cmakeArgs, target: ctx.config.build.target, testBinary: ctx.config.build.testBinary, env, label };
 }
 
 /** Builds and runs the unpatched pinned tree once per build key; later runs read the saved results. */

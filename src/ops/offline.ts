@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 
 import { planOffline, type Dependency, type OfflinePlan } from '../core/offline.js';
@@ -55,4 +56,9 @@ export async function generateStandIns(plan: OfflinePlan): Promise<void> {
       );
     }
   }
+}
+
+/** Shared cache folder (stand-in dependency folders); outside the workdir so build paths stay comparable. */
+export function cacheRoot(env: Readonly<Record<string, string | undefined>>): string {
+  return env['MLX_STORAGE_PR_CACHE'] ?? path.join(env['XDG_CACHE_HOME'] ?? path.join(os.homedir(), '.cache'), 'mlx-storage-pr');
 }

@@ -1,0 +1,75 @@
+import { ExitCode } from '../core/errors.js';
+import { checkFormatting, writeFormatFixes, type FormatFinding, type FormatReport } from '../ops/format.js';
+import { apply } from './apply.js';
+import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+
+export interface FormatOptions extends GlobalOptions {
+  fix?: boolean | undefined;
+}
+
+export interface FormatData extends FormatReport {
+  command: 'format';
+  /** True when every checked file is formatted and no tool version differs from MLX's pins. */
+  clean: boolean;
+  /** Project files `--fix` rewrote. */
+  fixed: string[];
+  /** Set when the command fails. */
+  code?: 'CHECK_FAILED';
+  problems: string[];
+}
+
+/** Problems that make the run fail besides unformatted files. */
+function versionProblems(report: FormatReport): string[] {
+  const problems: string[] = [];
+  const { clangFormat, cmakeFormat } = report;
+  if (clangFormat.pinned !== null && clangFormat.version !== clangFormat.pinned) {
+    problems.push(`MLX pins clang-format ${clangFormat.pinned}, but this tool has ${clangFormat.version ?? '?'}: update the @wasm-fmt/clang-format dependency to ${clangFormat.pinned}`);
+  }
+  if (cmakeFormat.pinned !== null && cmakeFormat.version !== null && cmakeFormat.version !== cmakeFormat.pinned) {
+    problems.push(`MLX pins cmake-format ${cmakeFormat.pinned}, but ${cmakeFormat.version} ran`);
+  }
+  return problems;
+}
+
+function findingLine(f: FormatFinding): string {
+  const where = `${f.path} (${f.origin})`;
+  switch (f.status) {
+    case 'clean':
+      return `ok    ${f.tool}: ${where}${f.detail ? `; note: ${f.detail}` : ''}`;
+    case 'differs':
+      return `DIFF  ${f.tool}: ${where}${f.detail ? `; note: ${f.detail}` : ''}`;
+    case 'not-checked':
+      return `n/c   ${f.tool}: ${where}: ${f.detail ?? 'not checked'}`;
+  }
+}
+
+export async function format(options: FormatOptions): Promise<CommandResult<FormatData>> {
+  const ctx = await loadContext(options);
+  let run = await checkFormatting(ctx, options.env);
+  let fixed: string[] = [];
+  if (options.fix && run.fixable.length > 0) {
+    fixed = await writeFormatFixes(ctx, run);
+    ctx.log.info(`Rewrote ${fixed.join(', ')}; applying the series again so the checkout matches.`);
+    await apply({ ...options, logger: ctx.log });
+    run = await checkFormatting(ctx, options.env);
+  }
+
+  const { report } = run;
+  const problems = versionProblems(report);
+  const differs = report.files.filter((f) => f.status === 'differs');
+  const clean = differs.length === 0 && problems.length === 0;
+  const lines: string[] = [];
+  for (const f of differs) if (f.diff) lines.push(f.diff.trimEnd());
+  lines.push(...report.files.map(findingLine));
+  if (!report.files.some((f) => f.tool === 'cmake-format') && report.cmakeFormat.reason) lines.push(`n/c   cmake-format: ${report.cmakeFormat.reason}`);
+  lines.push(...problems.map((p) => `FAIL  ${p}`));
+  if (fixed.length) lines.push(`Fixed: ${fixed.join(', ')}`);
+  lines.push(
+    clean
+      ? `Formatting clean (clang-format ${report.clangFormat.version ?? '?'}${report.cmakeFormat.version ? `, cmake-format ${report.cmakeFormat.version}` : ''}).`
+      : `${differs.length} file(s) need formatting. Run \`mlx-storage-pr format --fix\` to write the fix into templates/ and patches/.`,
+  );
+
+  const data: FormatData = { command: 'format', ...report, clean, fixed, problems, ...(clean ? {} : { code: 'CHECK_FAILED' as const }) };
+  return { data, lines, ...(clean ? {} : { exitCode: ExitCode.failure }) };
+}

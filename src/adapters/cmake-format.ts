@@ -39,7 +39,7 @@ export async function runCMakeFormat(tool: CMakeFormat, text: string, options: {
   const [file, ...args] = tool.command as [string, ...string[]];
   const all = [...args, ...(options.configFile ? ['--config-files', options.configFile] : []), '-'];
   options.log.command([file, ...all].join(' '), options.cwd);
-  const result = await execa(file, all, { cwd: options.cwd, input: text, reject: false, env: { ...options.env }, extendEnv: false, timeout: 120_000 });
+  const result = await execa(file, all, { cwd: options.cwd, input: text, reject: false, stripFinalNewline: false, env: { ...options.env }, extendEnv: false, timeout: 120_000 });
   if (result.exitCode !== 0) {
     throw new Error(`cmake-format failed (exit ${String(result.exitCode)}): ${String(result.stderr).trim().split('\n').slice(-5).join('\n')}`);
   }

@@ -3,6 +3,8 @@
  * and for a command's final summary.
  */
 export interface Logger {
+  /** Where the text goes; progress bars draw on it too. */
+  readonly stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   info(message: string): void;
   warn(message: string): void;
   /** Echo of a subprocess about to run. */
@@ -14,6 +16,7 @@ export function createLogger(options: { verbose?: boolean; stream?: NodeJS.Writa
   const stream = options.stream ?? process.stderr;
   const write = (line: string) => stream.write(`${line}\n`);
   return {
+    stream,
     info: write,
     warn: (message) => write(`warning: ${message}`),
     command: (command, cwd) => write(`Running \`${command}\` in ${cwd}`),
@@ -23,4 +26,4 @@ export function createLogger(options: { verbose?: boolean; stream?: NodeJS.Writa
   };
 }
 
-export const silentLogger: Logger = { info() {}, warn() {}, command() {}, debug() {} };
+

@@ -26,7 +26,6 @@ export interface TestOptions extends GlobalOptions {
   depsDir?: string | undefined;
   baseline?: boolean | undefined;
   cmakeArgs?: string[] | undefined;
-  stream?: NodeJS.WritableStream | undefined;
 }
 
 export interface TestData {
@@ -127,7 +126,7 @@ export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, str
 
 export async function test(options: TestOptions): Promise<CommandResult<TestData>> {
   const ctx = await loadContext(options);
-  const stream = options.stream ?? process.stderr;
+  const stream = ctx.log.stream;
   const git = await openCheckout(ctx.workdir, ctx.log);
   if (git === null) {
     throw new UserError('NOT_APPLIED', `No checkout in ${checkoutDir(ctx.workdir)}.`, { hint: 'Run `mlx-storage-pr apply` first.' });

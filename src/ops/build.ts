@@ -104,8 +104,10 @@ export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter
     const run = parseDoctestXml(await readFile(xmlFile, 'utf8'));
     const seen = new Set(cases.map((c) => c.name));
     cases.push(...run.cases.filter((c) => !seen.has(c.name)));
-    if (run.complete) return { cases, complete: true, interrupted: null, crashes };
-    const crashed = run.interrupted ?? run.cases.find((c) => c.status === 'crashed')?.name;
+    // doctest reports a crashing case and closes its XML before the process dies,
+    // so a crash shows as a crashed case or a signal, not only as cut-off output.
+    const crashed = run.interrupted ?? run.cases.find((c) => c.status === 'crashed' && !crashes.includes(c.name))?.name;
+    if (run.complete && crashed === undefined && result.signal === null) return { cases, complete: true, interrupted: null, crashes };
     if (!crashed) {
       throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: ${binary} stopped (${result.signal ?? `exit ${result.exitCode}`}) before any case finished:\n${indent(result.tail, 15)}`, {
         hint: `Run it by hand to see why: ${binary}`,

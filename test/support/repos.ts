@@ -39,9 +39,9 @@ export function git(dir: string, ...args: string[]): string {
 }
 
 /** A real git repository made from fixtures/upstream, with one commit. */
-export function makeUpstream(): { dir: string; sha: string } {
+export function makeUpstream(fixture = 'upstream'): { dir: string; sha: string } {
   const dir = tempDir('msp-upstream-');
-  cpSync(path.join(FIXTURES, 'upstream'), dir, { recursive: true });
+  cpSync(path.join(FIXTURES, fixture), dir, { recursive: true });
   git(dir, 'init', '--quiet', '--initial-branch=main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '--quiet', '-m', 'fixture upstream');
@@ -49,9 +49,9 @@ export function makeUpstream(): { dir: string; sha: string } {
 }
 
 /** A copy of fixtures/project pinned to `sha`. */
-export function makeProject(sha: string): string {
+export function makeProject(sha: string, fixture = 'project'): string {
   const dir = tempDir('msp-project-');
-  cpSync(path.join(FIXTURES, 'project'), dir, { recursive: true });
+  cpSync(path.join(FIXTURES, fixture), dir, { recursive: true });
   editConfig(dir, (config) => {
     (config['upstream'] as Record<string, unknown>)['commit'] = sha;
   });

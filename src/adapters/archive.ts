@@ -1,0 +1,50 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+import { execa } from 'execa';
+
+import type { Logger } from './log.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Downloads `url` to `dest` through a side file, so a broken download leaves nothing behind. */
+export async function download(url: string, dest: string, log: Logger): Promise<void> {
+  log.info(`Downloading ${url}`);
+  const partial = `${dest}.partial-${process.pid}`;
+  await mkdir(path.dirname(dest), { recursive: true });
+  try {
+    const response = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(300_000) });
+    if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(partial));
+    await rename(partial, dest);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+}
+
+/** Unpacks a zip archive with `unzip`, or Python's zipfile module where unzip is missing. */
+export async function extractZip(zip: string, dest: string, options: { env: Env; log: Logger }): Promise<void> {
+  await mkdir(dest, { recursive: true });
+  options.log.command(`unzip -q -o ${zip} -d ${dest}`, dest);
+  const unzip = await execa('unzip', ['-q', '-o', zip, '-d', dest], { reject: false, env: { ...options.env }, extendEnv: false });
+  if (unzip.exitCode === 0) return;
+  if (unzip.exitCode !== undefined) throw new Error(`unzip failed: ${String(unzip.stderr).trim()}`);
+  options.log.command(`python3 -m zipfile -e ${zip} ${dest}`, dest);
+  const python = await execa('python3', ['-m', 'zipfile', '-e', zip, dest], { reject: false, env: { ...options.env }, extendEnv: false });
+  if (python.exitCode !== 0) throw new Error(`cannot unpack ${zip}: neither unzip nor python3 worked (${python.message})`);
+}
+
+/**
+ * Writes the files under `paths` of `commit` to `dest` with `git archive`,
+ * without touching the repository's index or working tree.
+ */
+export async function exportGitTree(repo: string, commit: string, paths: readonly string[], dest: string, options: { env: Env; log: Logger }): Promise<void> {
+  await mkdir(dest, { recursive: true });
+  options.log.command(`git archive --format=tar ${commit} -- ${paths.join(' ')} | tar -x -C ${dest}`, repo);
+  const env = { ...options.env };
+  await execa('git', ['archive', '--format=tar', commit, '--', ...paths], { cwd: repo, env, extendEnv: false }).pipe('tar', ['-x', '-C', dest], { env, extendEnv: false });
+}

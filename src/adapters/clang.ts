@@ -1,0 +1,54 @@
+import { execa } from 'execa';
+
+import type { Logger } from './log.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface CompileResult {
+  exitCode: number;
+  /** stdout and stderr, interleaved. */
+  output: string;
+  seconds: number;
+}
+
+/** `<clang> --version`, or null when it does not run. */
+export async function clangVersionText(command: string, env: Env): Promise<string | null> {
+  const result = await execa(command, ['--version'], { reject: false, env: { ...env }, extendEnv: false, timeout: 30_000 });
+  return result.exitCode === 0 ? String(result.stdout) : null;
+}
+
+/** `_LIBCPP_VERSION` as `<clang> -stdlib=libc++` sees it, or the compiler's complaint. */
+export async function libcxxVersionText(command: string, env: Env): Promise<{ value: string | null; error: string | null }> {
+  const result = await execa(command, ['-stdlib=libc++', '-x', 'c++', '-E', '-P', '-'], {
+    input: '#include <version>\n_LIBCPP_VERSION\n',
+    reject: false,
+    env: { ...env },
+    extendEnv: false,
+    timeout: 60_000,
+  });
+  if (result.exitCode !== 0) return { value: null, error: String(result.stderr).trim().split('\n').slice(0, 2).join(' ') };
+  const last = String(result.stdout).trim().split('\n').pop() ?? '';
+  return { value: last.trim(), error: null };
+}
+
+/** Whether `#include <header>` resolves with these flags. */
+export async function hasHeader(command: string, flags: readonly string[], header: string, env: Env): Promise<boolean> {
+  const result = await execa(command, [...flags.filter((f) => f !== '-fsyntax-only'), '-fsyntax-only', '-x', 'c++', '-'], {
+    input: `#if !__has_include(<${header}>)\n#error missing\n#endif\n`,
+    reject: false,
+    env: { ...env },
+    extendEnv: false,
+    timeout: 60_000,
+  });
+  return result.exitCode === 0;
+}
+
+/** Runs one compile; never throws for a compiler error, only for a compiler that cannot start. */
+export async function compile(command: string, args: readonly string[], options: { cwd: string; env: Env; log: Logger }): Promise<CompileResult> {
+  options.log.debug(`Running \`${command} ${args.join(' ')}\` in ${options.cwd}`);
+  const start = performance.now();
+  const result = await execa(command, [...args], { cwd: options.cwd, reject: false, all: true, env: { ...options.env }, extendEnv: false });
+  const seconds = (performance.now() - start) / 1000;
+  if (result.exitCode === undefined) throw new Error(`${command} did not start: ${result.message}`);
+  return { exitCode: result.exitCode, output: String(result.all ?? ''), seconds };
+}

@@ -1,0 +1,126 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+
+const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
+const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
+if (!hasTools) console.warn(`test command integration: ${reason}`);
+
+let project: string;
+let upstream: { dir: string; sha: string };
+let env: Record<string, string>;
+
+const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
+const write = (file: string, text: string) => writeFileSync(path.join(project, file), text);
+const byName = (json: { cases: Array<{ name: string; classification: string }> }) => Object.fromEntries(json.cases.map((c) => [c.name, c.classification]));
+
+const NEW_TEST = '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test {{class_name}} adds") {\n  CHECK_EQ(add(20, 22), 42);\n}\n';
+
+// One project for the whole file: cases run in order and reuse its build folders, as a user's runs would.
+describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture' : `test command (${reason})`, () => {
+  beforeAll(async () => {
+    upstream = makeUpstream('cmake-project/upstream');
+    project = makeProject(upstream.sha, 'cmake-project/project');
+    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+    const applied = await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project, env });
+    expect(applied.code, applied.stderr).toBe(0);
+  });
+
+  it('refuses to run before apply, naming the fix', async () => {
+    const other = makeProject(upstream.sha, 'cmake-project/project');
+    const result = await runCli(['test', '--offline', '--json'], { cwd: other, env });
+    expect(result.code).toBe(1);
+    expect(result.json.error.code).toBe('NOT_APPLIED');
+    expect(result.json.error.hint).toContain('apply');
+  });
+
+  it('without --offline, a failed dependency download is a clear configure error', async () => {
+    const result = await run('test');
+    expect(result.code).toBe(1);
+    expect(result.json.error.code).toBe('CONFIGURE_FAILED');
+    expect(result.json.error.hint).toContain('--offline');
+  });
+
+  it('configures, builds, runs and classifies against the baseline', async () => {
+    const result = await run('test', '--offline');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.dependencies).toContainEqual({ dep: 'doctest', source: 'system doctest-dev (/usr/include/doctest)' });
+    expect(byName(result.json)).toEqual({
+      'test add': 'passed',
+      'test known failure': 'pre-existing-failure',
+      'test MetalStorageView adds': 'new-test-passed',
+    });
+    expect(result.json.summary).toMatchObject({ cases: 3, passed: 2, failed: 1, skipped: 0 });
+    const known = result.json.cases.find((c: { name: string }) => c.name === 'test known failure');
+    expect(known.failures[0]).toMatchObject({ line: 9, message: 'CHECK_EQ( add(1, 1), 3 ) with values 2, 3' });
+    expect(known.failures[0].file).toMatch(/lib_tests\.cpp$/);
+    expect(result.json.baseline).toMatchObject({ used: true, cached: false });
+    expect(result.stderr).toMatch(/patched: \d+\/\d+ \(100%\)/);
+  });
+
+  it('reuses the build and the saved baseline on the next run', async () => {
+    const result = await run('test', '--offline');
+    expect(result.code).toBe(0);
+    expect(result.json.patched.configured).toBe(false);
+    expect(result.json.baseline.cached).toBe(true);
+    expect(result.stderr).toContain('configuration unchanged');
+  });
+
+  it('runs a subset with --tests', async () => {
+    const result = await run('test', '--offline', '--tests', '*adds*');
+    expect(result.code).toBe(0);
+    expect(Object.keys(byName(result.json))).toEqual(['test MetalStorageView adds']);
+  });
+
+  it('fails on a failing new test', async () => {
+    write('templates/tests/new_tests.cpp', NEW_TEST.replace('42);', '41);'));
+    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+    const result = await run('test', '--offline');
+    expect(result.code).toBe(8);
+    expect(byName(result.json)['test MetalStorageView adds']).toBe('new-test-failed');
+  });
+
+  it('fails on a new failure of an existing test', async () => {
+    write('templates/tests/new_tests.cpp', NEW_TEST);
+    // A patch that breaks add() makes the existing "test add" fail.
+    write(
+      'patches/0002-break-add.patch',
+      'diff --git a/src/lib.cpp b/src/lib.cpp\n--- a/src/lib.cpp\n+++ b/src/lib.cpp\n@@ -1,5 +1,5 @@\n #include "src/lib.h"\n \n int add(int a, int b) {\n-  return a + b;\n+  return a - b;\n }\n',
+    );
+    write('patches/series', '0001-tests-cmake.patch\n0002-break-add.patch\n');
+    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+    const result = await run('test', '--offline');
+    expect(result.code).toBe(8);
+    expect(byName(result.json)).toMatchObject({ 'test add': 'new-failure', 'test known failure': 'pre-existing-failure' });
+  });
+
+  it('reports a crash of the test binary and still runs the other cases', async () => {
+    write('patches/series', '0001-tests-cmake.patch\n');
+    rmSync(path.join(project, 'patches/0002-break-add.patch'));
+    write(
+      'templates/tests/new_tests.cpp',
+      `${NEW_TEST}\nTEST_CASE("test crash") {\n  volatile int* p = nullptr;\n  *p = 1;\n}\n\nTEST_CASE("test after crash") {\n  CHECK(true);\n}\n`,
+    );
+    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+    const result = await run('test', '--offline');
+    expect(result.code).toBe(8);
+    expect(result.json.patched.crashes).toEqual(['test crash']);
+    const cases = byName(result.json);
+    expect(cases['test crash']).toBe('new-test-failed');
+    expect(cases['test after crash']).toBe('new-test-passed');
+    expect(cases['test add']).toBe('passed');
+  });
+
+  it('reports a compile error with the error line and the log', async () => {
+    write('templates/tests/new_tests.cpp', `${NEW_TEST}\nint broken( {\n`);
+    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+    const result = await run('test', '--offline');
+    expect(result.code).toBe(1);
+    expect(result.json.error.code).toBe('BUILD_FAILED');
+    expect(result.json.error.message).toMatch(/new_tests\.cpp:\d+:\d+: error/);
+    expect(result.json.error.hint).toContain('mlx-storage-pr-build.log');
+  });
+});

@@ -1,0 +1,151 @@
+import { PassThrough } from 'node:stream';
+
+import { describe, expect, it } from 'vitest';
+
+import { createProgress } from '../../src/adapters/progress.js';
+import { classify, isBlocking, summarize } from '../../src/core/baseline.js';
+import { doctestFilterEscape, parseDoctestXml, type CaseResult } from '../../src/core/doctest.js';
+import { planOffline, type OfflineProbe } from '../../src/core/offline.js';
+
+const XML = `<?xml version="1.0" encoding="UTF-8"?>
+<doctest binary="tests">
+  <TestSuite>
+    <TestCase name="test a &amp; b" filename="x.cpp" line="3">
+      <OverallResultsAsserts successes="2" failures="0" test_case_success="true"/>
+    </TestCase>
+    <TestCase name="test fail" filename="x.cpp" line="8">
+      <Expression success="false" type="CHECK_EQ" filename="x.cpp" line="9">
+        <Original>
+          f(1), 3
+        </Original>
+        <Expanded>
+          2, 3
+        </Expanded>
+      </Expression>
+      <OverallResultsAsserts successes="0" failures="1" test_case_success="false"/>
+    </TestCase>
+    <TestCase name="test throws" filename="y.cpp" line="1">
+      <SubCase name="s" filename="y.cpp" line="2">
+        <Exception crash="false">
+          exception thrown in subcase - will translate later when the whole test case has been exited (cannot translate while there is an active exception)
+        </Exception>
+      </SubCase>
+      <Exception crash="false">
+        [load] bad &lt;file&gt;
+      </Exception>
+      <OverallResultsAsserts successes="0" failures="0" test_case_success="false"/>
+    </TestCase>
+    <TestCase name="test skipped" filename="y.cpp" line="9" skipped="true">
+      <OverallResultsAsserts successes="0" failures="0" test_case_success="true"/>
+    </TestCase>
+  </TestSuite>
+  <OverallResultsAsserts successes="2" failures="1"/>
+  <OverallResultsTestCases successes="1" failures="2" skipped="1"/>
+</doctest>`;
+
+describe('parseDoctestXml', () => {
+  it('reads cases, statuses, assertion counts and failure messages', () => {
+    const run = parseDoctestXml(XML);
+    expect(run.complete).toBe(true);
+    expect(run.cases.map((c) => [c.name, c.status])).toEqual([
+      ['test a & b', 'passed'],
+      ['test fail', 'failed'],
+      ['test throws', 'failed'],
+      ['test skipped', 'skipped'],
+    ]);
+    expect(run.cases[0]?.assertions).toEqual({ passed: 2, failed: 0 });
+    expect(run.cases[1]?.failures).toEqual([{ file: 'x.cpp', line: 9, message: 'CHECK_EQ( f(1), 3 ) with values 2, 3' }]);
+    expect(run.cases[2]?.failures).toEqual([{ file: 'y.cpp', line: 1, message: 'exception: [load] bad <file>' }]);
+  });
+  it('marks the case that was running when the output stopped as crashed', () => {
+    const cut = XML.slice(0, XML.indexOf('<Exception crash="false">\n        [load]'));
+    const run = parseDoctestXml(cut);
+    expect(run.complete).toBe(false);
+    expect(run.interrupted).toBe('test throws');
+    expect(run.cases.at(-1)).toMatchObject({ name: 'test throws', status: 'crashed' });
+  });
+  it('reads a reported crash', () => {
+    const run = parseDoctestXml('<doctest><TestSuite><TestCase name="c" filename="f" line="1"><Exception crash="true">SIGSEGV</Exception><OverallResultsAsserts successes="0" failures="0" test_case_success="false"/></TestCase></TestSuite><OverallResultsTestCases successes="0" failures="1"/></doctest>');
+    expect(run.cases[0]).toMatchObject({ status: 'crashed', failures: [{ message: 'crash: SIGSEGV' }] });
+  });
+  it('escapes filter wildcards', () => {
+    expect(doctestFilterEscape('a*b?c,d')).toBe('a\\*b\\?c\\,d');
+  });
+});
+
+const kase = (name: string, status: CaseResult['status']): CaseResult => ({ name, file: 'f', line: 1, status, assertions: { passed: 1, failed: status === 'failed' ? 1 : 0 }, failures: [] });
+
+describe('classify', () => {
+  const baseline = [kase('a', 'passed'), kase('b', 'failed'), kase('c', 'failed'), kase('d', 'passed')];
+  const patched = [kase('a', 'failed'), kase('b', 'failed'), kase('c', 'passed'), kase('d', 'passed'), kase('n1', 'passed'), kase('n2', 'crashed'), kase('s', 'skipped')];
+  it('sorts every case against the baseline', () => {
+    const result = classify(patched, baseline);
+    expect(Object.fromEntries(result.map((c) => [c.name, c.classification]))).toEqual({
+      a: 'new-failure',
+      b: 'pre-existing-failure',
+      c: 'fixed',
+      d: 'passed',
+      n1: 'new-test-passed',
+      n2: 'new-test-failed',
+      s: 'skipped',
+    });
+    expect(result.filter(isBlocking).map((c) => c.name)).toEqual(['a', 'n2']);
+    expect(summarize(result)).toMatchObject({ cases: 7, passed: 3, failed: 3, skipped: 1, byClass: { 'new-failure': 1, fixed: 1 } });
+  });
+  it('without a baseline counts every failure as new', () => {
+    expect(classify([kase('b', 'failed')], null)[0]?.classification).toBe('new-failure');
+  });
+});
+
+describe('planOffline', () => {
+  const probe = (over: Partial<OfflineProbe> = {}): OfflineProbe => ({
+    platform: 'linux',
+    depsDir: null,
+    depsDirHas: new Set(),
+    system: { nlohmannJson: true, doctest: true, fmt: true },
+    generatedRoot: '/cache/deps',
+    ...over,
+  });
+  it('maps system packages and turns GGUF off', () => {
+    const plan = planOffline(probe());
+    expect(plan.missing).toEqual([]);
+    expect(plan.cmakeArgs).toEqual([
+      '-DFETCHCONTENT_FULLY_DISCONNECTED=ON',
+      '-DFETCHCONTENT_SOURCE_DIR_JSON=/cache/deps/json',
+      '-DFETCHCONTENT_SOURCE_DIR_DOCTEST=/cache/deps/doctest',
+      '-DUSE_SYSTEM_FMT=ON',
+      '-DMLX_BUILD_GGUF=OFF',
+    ]);
+    expect(plan.notes.join()).toContain('GGUF is off');
+  });
+  it('prefers --deps-dir folders, including gguflib', () => {
+    const plan = planOffline(probe({ depsDir: '/d', depsDirHas: new Set(['fmt', 'gguflib']) }));
+    expect(plan.deps.find((d) => d.dep === 'fmt')?.cmakeArgs).toEqual(['-DFETCHCONTENT_SOURCE_DIR_FMT=/d/fmt']);
+    expect(plan.deps.find((d) => d.dep === 'gguflib')?.cmakeArgs).toEqual(['-DFETCHCONTENT_SOURCE_DIR_GGUFLIB=/d/gguflib']);
+  });
+  it('names what is missing and how to get it', () => {
+    const plan = planOffline(probe({ system: { nlohmannJson: false, doctest: true, fmt: false }, platform: 'darwin' }));
+    expect(plan.missing.map((m) => m.dep)).toEqual(['json', 'fmt', 'metal_cpp']);
+    expect(plan.missing[0]?.fix).toContain('nlohmann-json3-dev');
+  });
+});
+
+describe('progress', () => {
+  it('prints sparse plain lines when not a terminal', () => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (c: Buffer) => (text += c.toString()));
+    const progress = createProgress(stream, 'build', () => 0);
+    for (let i = 1; i <= 100; i++) progress.line(`[${i}/100] Building CXX object x${i}.o`);
+    progress.line('not a ninja line');
+    expect(text.trim().split('\n')).toHaveLength(11);
+    expect(text).toContain('build: 100/100 (100%)');
+  });
+  it('draws a bar on a terminal', () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
+    let text = '';
+    stream.on('data', (c: Buffer) => (text += c.toString()));
+    createProgress(stream, 'build').line('[5/10] Building CXX object a.o');
+    expect(text).toContain('[###############---------------] 5/10 a.o');
+  });
+});

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import yargs, { type Argv } from 'yargs';
 
-import { PACKAGE_ROOT } from './adapters/project.js';
+import { PACKAGE_ROOT } from './adapters/package-root.js';
 import { ExitCode, isUserError } from './core/errors.js';
 import { createLogger } from './adapters/log.js';
 import { commands } from './cli/index.js';

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { CONFIG_FILE, parseConfig, type Config } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import type { PlanInputs } from '../core/plan.js';
 
-/** The folder of this package: it holds the default config, templates and patches. */
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { PACKAGE_ROOT } from './package-root.js';
+
+export { PACKAGE_ROOT };
 
 /**
  * The project folder: the nearest folder from `cwd` upwards with a config

@@ -94,6 +94,14 @@ export class Git {
     return out.trim() || null;
   }
 
+  /** HEAD's commit, tree, parents and message in one call, or null in an empty repository. */
+  async headInfo(): Promise<{ commit: string; tree: string; parents: string[]; message: string } | null> {
+    const out = await this.raw(['log', '-1', '--format=%H%x00%T%x00%P%x00%B', 'HEAD', '--']).catch(() => '');
+    if (!out) return null;
+    const [commit = '', tree = '', parents = '', message = ''] = out.split('\0');
+    return { commit, tree, parents: parents.trim().split(' ').filter(Boolean), message };
+  }
+
   /** Parents, tree and message of a commit. */
   async commitInfo(commit: string): Promise<{ tree: string; parents: string[]; message: string }> {
     const out = await this.raw(['log', '-1', '--format=%T%x00%P%x00%B', commit, '--']);

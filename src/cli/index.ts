@@ -1,7 +1,10 @@
 import { applySpec } from './apply.js';
+import { checkMetalSpec } from './check-metal.js';
+import { formatSpec } from './format.js';
 import type { CommandSpec } from './spec.js';
 import { resetSpec, statusSpec } from './status.js';
 import { doctorSpec, testSpec } from './test.js';
+import { verifySpec } from './verify.js';
 
 /** Every command, in the order --help lists them. */
-export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec, testSpec, doctorSpec];
+export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec, testSpec, doctorSpec, formatSpec, checkMetalSpec, verifySpec];

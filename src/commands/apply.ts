@@ -59,8 +59,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
       return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
     }
 
-    const { git, fetched } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
-    const head = await classifyHead(git, pinned);
+    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {

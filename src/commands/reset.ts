@@ -1,6 +1,6 @@
 import { withLock } from '../adapters/lock.js';
 import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
-import { classifyHead, saveUserWork, type SavedWork } from '../ops/state.js';
+import { saveUserWork, type SavedWork } from '../ops/state.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface ResetData {
@@ -20,8 +20,7 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
     if ((await openCheckout(ctx.workdir, ctx.log)) === null) {
       return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
     }
-    const { git } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
-    const head = await classifyHead(git, pinned);
+    const { git, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };

@@ -6,6 +6,7 @@ import { GitCommandError, Git, lastLines } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { UserError } from '../core/errors.js';
 import type { Source } from '../core/source.js';
+import { classifyHead, type HeadState } from './state.js';
 
 export function checkoutDir(workdir: string): string {
   return path.join(workdir, 'mlx');
@@ -28,9 +29,20 @@ export async function openCheckout(workdir: string, log: Logger): Promise<Git | 
  * that commit (depth 1) and only when it is missing. A new checkout is built
  * in a side folder and moved into place, so a failed fetch leaves nothing.
  */
-export async function ensureCheckout(workdir: string, source: Source, commit: string, log: Logger): Promise<{ git: Git; created: boolean; fetched: boolean }> {
+export async function ensureCheckout(
+  workdir: string,
+  source: Source,
+  commit: string,
+  log: Logger,
+): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
   const existing = await openCheckout(workdir, log);
-  if (existing && (await existing.hasCommit(commit))) return { git: existing, created: false, fetched: false };
+  if (existing) {
+    // HEAD at or on top of the pinned commit proves it is there without asking git again.
+    const head = await classifyHead(existing, commit);
+    if (head.kind === 'pinned' || head.kind === 'applied' || (await existing.hasCommit(commit))) {
+      return { git: existing, created: false, fetched: false, head };
+    }
+  }
 
   const target = checkoutDir(workdir);
   const dir = existing ? target : `${target}.partial-${process.pid}`;
@@ -48,7 +60,8 @@ export async function ensureCheckout(workdir: string, source: Source, commit: st
     if (!existing) await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  return { git: new Git(target, log), created: !existing, fetched: true };
+  const result = new Git(target, log);
+  return { git: result, created: !existing, fetched: true, head: await classifyHead(result, commit) };
 }
 
 async function fetchPinned(git: Git, source: Source, commit: string): Promise<void> {

@@ -12,15 +12,14 @@ export type HeadState =
  * pinned commit, message carries the input trailer), or anything else.
  */
 export async function classifyHead(git: Git, pinned: string): Promise<HeadState> {
-  const head = await git.head();
-  if (head === null) return { kind: 'empty' };
-  if (head === pinned) return { kind: 'pinned', commit: head };
-  const info = await git.commitInfo(head);
+  const info = await git.headInfo();
+  if (info === null) return { kind: 'empty' };
+  if (info.commit === pinned) return { kind: 'pinned', commit: info.commit };
   const inputHash = inputHashOf(info.message);
   if (info.parents.length === 1 && info.parents[0] === pinned && inputHash !== undefined) {
-    return { kind: 'applied', commit: head, tree: info.tree, inputHash };
+    return { kind: 'applied', commit: info.commit, tree: info.tree, inputHash };
   }
-  return { kind: 'foreign', commit: head, base: info.parents[0] ?? null };
+  return { kind: 'foreign', commit: info.commit, base: info.parents[0] ?? null };
 }
 
 /** A ref that keeps saved work reachable even if the stash is dropped. */

@@ -1,0 +1,33 @@
+import os from 'node:os';
+
+import type { CommandSpec } from './spec.js';
+
+export const verifySpec: CommandSpec = {
+  name: 'verify',
+  describe: 'Report every upstream-readiness check: formatting, Metal type-check, PR policy, build and tests',
+  builder: (y) =>
+    y
+      .option('metal-cpp', { type: 'string', describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required" })
+      .option('require-metal', { type: 'boolean', default: false, describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)' })
+      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once' })
+      .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder for the Metal type-check; repeatable' })
+      .example('$0 verify', 'one report of every check')
+      .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')
+      .epilog(
+        'Each check is ok, FAIL or n/c (not checked, with the reason). Exit 1 when a required check is not ok. ' +
+          'The Metal type-check is required when it runs or when --metal-cpp/--require-metal is given; when clang 19, libc++ 19 or metal-cpp ' +
+          'are missing otherwise, it is reported as not checked and does not fail verify. CMake formatting without cmake-format 0.6.13 is ' +
+          'not checked and does fail verify (pip install cmakelang==0.6.13). The PR text checks read pr/ (see pr/README.md).',
+      ),
+  load: async () => {
+    const { verify } = await import('../commands/verify.js');
+    return (o) =>
+      verify({
+        ...o,
+        metalCpp: o['metalCpp'] as string | undefined,
+        jobs: o['jobs'] as number | undefined,
+        include: o['include'] as string[] | undefined,
+        requireMetal: o['requireMetal'] === true,
+      });
+  },
+};

@@ -10,6 +10,9 @@ export const verifySpec: CommandSpec = {
       .option('metal-cpp', { type: 'string', describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required" })
       .option('require-metal', { type: 'boolean', default: false, describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)' })
       .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once' })
+      .option('offline', { type: 'boolean', default: false, describe: 'Build without network, as `test --offline`' })
+      .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies, as for `test`' })
+      .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
       .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder for the Metal type-check; repeatable' })
       .example('$0 verify', 'one report of every check')
       .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')
@@ -28,6 +31,10 @@ export const verifySpec: CommandSpec = {
         jobs: o['jobs'] as number | undefined,
         include: o['include'] as string[] | undefined,
         requireMetal: o['requireMetal'] === true,
+        offline: o['offline'] === true,
+        depsDir: o['depsDir'] as string | undefined,
+        debug: o['debug'] === true,
+        cmakeArgs: ((o['--'] as unknown[] | undefined) ?? []).map(String),
       });
   },
 };

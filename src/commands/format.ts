@@ -64,9 +64,11 @@ export async function format(options: FormatOptions): Promise<CommandResult<Form
   if (!report.files.some((f) => f.tool === 'cmake-format') && report.cmakeFormat.reason) lines.push(`n/c   cmake-format: ${report.cmakeFormat.reason}`);
   lines.push(...problems.map((p) => `FAIL  ${p}`));
   if (fixed.length) lines.push(`Fixed: ${fixed.join(', ')}`);
+  const skipped = report.files.filter((f) => f.status === 'not-checked').length;
+  const tools = `clang-format ${report.clangFormat.version ?? '?'}${report.cmakeFormat.version ? `, cmake-format ${report.cmakeFormat.version}` : ''}`;
   lines.push(
     clean
-      ? `Formatting clean (clang-format ${report.clangFormat.version ?? '?'}${report.cmakeFormat.version ? `, cmake-format ${report.cmakeFormat.version}` : ''}).`
+      ? `Formatting clean (${tools})${skipped ? `; ${skipped} file(s) not checked` : ''}.`
       : `${differs.length} file(s) need formatting. Run \`mlx-storage-pr format --fix\` to write the fix into templates/ and patches/.`,
   );
 

@@ -13,6 +13,11 @@ export interface VerifyOptions extends GlobalOptions {
   include?: string[] | undefined;
   /** Make the Metal type-check required even when its tools are missing. */
   requireMetal?: boolean | undefined;
+  /** Build options, as for `test`. */
+  offline?: boolean | undefined;
+  depsDir?: string | undefined;
+  debug?: boolean | undefined;
+  cmakeArgs?: string[] | undefined;
 }
 
 export interface VerifyData {
@@ -86,7 +91,7 @@ export async function verify(options: VerifyOptions): Promise<CommandResult<Veri
     ...(await formatStep(ctx, options)),
     await metalStep(ctx, options),
     ...policyChecks(await readPolicyFiles(ctx.projectRoot)),
-    ...(await buildChecks(ctx, { env: options.env, cwd: options.cwd, jobs: options.jobs })),
+    ...(await buildChecks(ctx, options)),
   ];
   const ready = checksPass(checks);
   const blocking = checks.filter((c) => c.required && c.status !== 'pass').length;

@@ -1,11 +1,19 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+import { Git } from '../adapters/git.js';
+import { loadPlanInputs } from '../adapters/project.js';
 import type { Context } from '../commands/context.js';
 import type { CheckResult } from '../core/checks.js';
+import { isUserError, UserError } from '../core/errors.js';
+import { buildPlan, type ApplyPlan } from '../core/plan.js';
+import { buildTarget, configureIfNeeded, runDoctest } from './build.js';
+import { openCheckout } from './checkout.js';
+import { currentSavedRun, prepareBuild, runSuite, treeSpec, type TestData, type TestOptions } from './suite.js';
+import { buildTree } from './tree.js';
 
-export interface BuildCheckOptions {
-  env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
-  jobs?: number | undefined;
-}
+export type BuildCheckOptions = TestOptions;
 
 /**
  * The checks that need a build of MLX: the patched Linux build with the test
@@ -13,22 +21,86 @@ export interface BuildCheckOptions {
  * fail without the implementation (MLX CONTRIBUTING.md). `verify` lists
  * whatever this returns.
  */
-export async function buildChecks(_ctx: Context, _options: BuildCheckOptions): Promise<CheckResult[]> {
-  return [
-    {
-      id: 'linux-build',
-      title: 'Linux build and test suite against the baseline',
-      status: 'not-checked',
-      detail: 'not implemented yet',
-      fix: 'mlx-storage-pr test',
-      required: true,
-    },
-    {
-      id: 'tests-fail-without-implementation',
-      title: 'New tests fail without the implementation',
-      status: 'not-checked',
-      detail: 'not implemented yet',
-      required: true,
-    },
-  ];
+export async function buildChecks(ctx: Context, options: BuildCheckOptions): Promise<CheckResult[]> {
+  const suite = await linuxBuild(ctx, options);
+  return [suite.check, await withoutImplementation(ctx, options, suite.data)];
+}
+
+async function linuxBuild(ctx: Context, options: BuildCheckOptions): Promise<{ check: CheckResult; data: TestData | null }> {
+  const title = 'Linux build and test suite against the baseline';
+  try {
+    const saved = await currentSavedRun(ctx, options);
+    const data = saved ?? (await runSuite(ctx, options)).data;
+    const s = data.summary;
+    const blocking = s.byClass['new-failure'] + s.byClass['new-test-failed'];
+    const detail =
+      `${s.cases} cases: ${s.passed} passed, ${s.failed} failed (${s.byClass['pre-existing-failure']} also fail unpatched); ` +
+      `${s.byClass['new-failure']} new failure(s), ${s.byClass['new-test-failed']} failing new test(s), ${s.byClass['new-test-passed']} new test(s) passing` +
+      (saved ? ' (saved results of the last `test`; the series and binary are unchanged)' : '');
+    return { check: { id: 'linux-build', title, status: blocking ? 'fail' : 'pass', detail, fix: 'mlx-storage-pr test  (lists every failure)', required: true }, data };
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    return { check: { id: 'linux-build', title, status: 'fail', detail: error.message.split('\n')[0] ?? error.message, ...(error.hint ? { fix: error.hint } : {}), required: true }, data: null };
+  }
+}
+
+/** The part of the series that only adds or changes tests. */
+export function testsOnlyPlan(plan: ApplyPlan, testFiles: readonly string[]): ApplyPlan {
+  const isTest = (file: string) => testFiles.includes(file) || file.startsWith('tests/');
+  return {
+    ...plan,
+    files: plan.files.filter((f) => isTest(f.path)),
+    patches: plan.patches.filter((p) => p.files.every((f) => isTest(f.path))),
+    inputHash: `${plan.inputHash}-tests-only`,
+  };
+}
+
+async function withoutImplementation(ctx: Context, options: BuildCheckOptions, full: TestData | null): Promise<CheckResult> {
+  const base = { id: 'tests-fail-without-implementation', title: 'New tests fail without the implementation', required: true };
+  if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
+  const newTests = full.cases.filter((c) => c.classification === 'new-test-passed' || c.classification === 'new-test-failed').map((c) => c.name);
+  if (newTests.length === 0) return { ...base, status: 'fail', detail: 'the series adds no test case that this build runs', fix: 'Add doctest cases for the new code' };
+
+  try {
+    const git = await openCheckout(ctx.workdir, ctx.log);
+    if (git === null) throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
+    const vars = ctx.config.variables;
+    const plan = testsOnlyPlan(buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config)), [vars.metal_test_file, vars.stub_test_file]);
+    const built = await buildTree(git, plan);
+    if (built.tree === null) return { ...base, status: 'fail', detail: 'the test changes do not apply on their own', fix: 'Keep test edits in patches that touch only tests/' };
+    const commit = await git.commitTree(built.tree, ctx.config.upstream.commit, 'mlx-storage-pr: tests without the implementation');
+
+    // Its own tree at the same depth as the others, so ccache reuses their objects.
+    const root = path.join(ctx.workdir, 'without-implementation');
+    const source = path.join(root, 'mlx');
+    if (!existsSync(source)) {
+      await mkdir(root, { recursive: true });
+      await git.raw(['worktree', 'prune']);
+      await git.raw(['worktree', 'add', '--detach', '--force', source, commit], { echo: true });
+    } else {
+      const tree = new Git(source, ctx.log);
+      await tree.raw(['checkout', '--detach', '--force', commit], { echo: true });
+      await tree.raw(['clean', '-fdx', '--quiet']);
+    }
+    const setup = await prepareBuild(ctx, options);
+    const spec = treeSpec(ctx, source, path.join(root, `build-${setup.key}`), setup, 'without implementation');
+    await configureIfNeeded(spec, ctx.log);
+    try {
+      await buildTarget(spec, ctx.log, ctx.log.stream);
+    } catch (error) {
+      if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
+      const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+      const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
+      return { ...base, status: 'pass', detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run` };
+    }
+    const run = await runDoctest(spec, ctx.log, {});
+    const passing = newTests.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
+    if (passing.length) {
+      return { ...base, status: 'fail', detail: `these new cases pass without the implementation: ${passing.join(', ')}`, fix: 'Make each new test check behaviour that only the implementation provides' };
+    }
+    return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    return { ...base, status: 'fail', detail: error.message.split('\n')[0] ?? error.message, ...(error.hint ? { fix: error.hint } : {}) };
+  }
 }

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { Git } from '../adapters/git.js';
+import { withLock } from '../adapters/lock.js';
+import { probe } from '../adapters/process.js';
+import { loadPlanInputs } from '../adapters/project.js';
+import { classify, isBlocking, summarize, type ClassifiedCase, type Summary } from '../core/baseline.js';
+import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
+import type { DoctestRun } from '../core/doctest.js';
+import { UserError } from '../core/errors.js';
+import { buildPlan } from '../core/plan.js';
+import { buildTarget, configureIfNeeded, logFiles, runDoctest, type BuildSpec } from './build.js';
+import { checkoutDir, openCheckout } from './checkout.js';
+import { buildChecks, checkOffline } from './doctor.js';
+import { cacheRoot, generateStandIns, probeOffline } from './offline.js';
+import { classifyHead } from './state.js';
+import type { Context, GlobalOptions } from '../commands/context.js';
+
+export interface TestOptions extends GlobalOptions {
+  debug?: boolean | undefined;
+  tests?: string | undefined;
+  offline?: boolean | undefined;
+  depsDir?: string | undefined;
+  baseline?: boolean | undefined;
+  cmakeArgs?: string[] | undefined;
+}
+
+export interface TestData {
+  command: 'test';
+  buildDir: string;
+  logs: ReturnType<typeof logFiles>;
+  dependencies: Array<{ dep: string; source: string }>;
+  notes: string[];
+  patched: { configured: boolean; buildSeconds: number; complete: boolean; crashes: string[] };
+  baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
+  summary: Summary;
+  cases: Array<{ name: string; classification: ClassifiedCase['classification']; status: string; baseline: string | null; failures: ClassifiedCase['patched']['failures'] }>;
+}
+
+/** Everything that decides a build's result, so equal keys can share a build folder and baseline results. */
+export interface BuildSetup {
+  cmakeArgs: string[];
+  key: string;
+  ccache: boolean;
+  dependencies: Array<{ dep: string; source: string }>;
+  notes: string[];
+}
+
+export async function prepareBuild(ctx: Context, options: TestOptions): Promise<BuildSetup> {
+  const generator = (await probe('ninja', ['--version'])) ? ['-G', 'Ninja'] : [];
+  const ccache = (await probe('ccache', ['--version'])) !== null;
+  let dependencies: BuildSetup['dependencies'] = [];
+  let notes: string[] = [];
+  let offlineArgs: string[] = [];
+  if (options.offline || options.depsDir) {
+    const depsDir = options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined;
+    const plan = probeOffline(depsDir, path.join(cacheRoot(options.env), 'deps'));
+    if (plan.missing.length) {
+      const checks = checkOffline(plan).filter((c) => c.status === 'fail');
+      throw new UserError('TOOL_MISSING', `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`, {
+        hint: 'Install the packages named above, or pass --deps-dir <dir> holding a folder per dependency.',
+      });
+    }
+    await generateStandIns(plan);
+    dependencies = plan.deps.map((d) => ({ dep: d.dep, source: d.source }));
+    notes = plan.notes;
+    offlineArgs = plan.cmakeArgs;
+  }
+  if (!ccache) notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
+  const launcher = ccache ? ['-DCMAKE_C_COMPILER_LAUNCHER=ccache', '-DCMAKE_CXX_COMPILER_LAUNCHER=ccache'] : [];
+  const cmakeArgs = [
+    ...generator,
+    `-DCMAKE_BUILD_TYPE=${options.debug ? 'Debug' : 'Release'}`,
+    ...ctx.config.build.cmakeArgs,
+    ...launcher,
+    ...offlineArgs,
+    ...(options.cmakeArgs ?? []),
+  ];
+  const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
+  return { cmakeArgs, key, ccache, dependencies, notes };
+}
+
+
+/**
+ * Each tree is `<root>/mlx` with its build in `<root>/build-<key>`, so with
+ * CCACHE_BASEDIR=<root> the patched and baseline compile commands are
+ * identical and share cache entries. Dependencies live outside both roots.
+ */
+export function treeSpec(ctx: Context, sourceDir: string, buildDir: string, setup: BuildSetup, label: string): BuildSpec {
+  const env: Record<string, string> = setup.ccache ? { CCACHE_BASEDIR: path.dirname(sourceDir) } : {};
+  return { sourceDir, buildDir, cmakeArgs: setup.cmakeArgs, target: ctx.config.build.target, testBinary: ctx.config.build.testBinary, env, label };
+}
+
+/** Builds and runs the unpatched pinned tree once per build key; later runs read the saved results. */
+export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, stream: NodeJS.WritableStream): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
+  const pinned = ctx.config.upstream.commit;
+  const root = path.join(ctx.workdir, 'baseline');
+  const buildDir = path.join(root, `build-${setup.key}`);
+  const resultsFile = path.join(root, `results-${pinned.slice(0, 12)}-${setup.key}.json`);
+  const saved = await readFile(resultsFile, 'utf8').then((t) => JSON.parse(t) as { commit: string; run: DoctestRun }).catch(() => null);
+  if (saved && saved.commit === pinned) {
+    ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
+    return { run: saved.run, cached: true, buildDir };
+  }
+  const source = path.join(root, 'mlx');
+  if (!existsSync(source)) {
+    await mkdir(root, { recursive: true });
+    await git.raw(['worktree', 'prune']);
+    await git.raw(['worktree', 'add', '--detach', '--force', source, pinned], { echo: true });
+  }
+  const base = new Git(source, ctx.log);
+  if ((await base.head()) !== pinned || (await base.status()).length > 0) {
+    await base.raw(['checkout', '--detach', '--force', pinned], { echo: true });
+    await base.raw(['clean', '-fdx', '--quiet']);
+  }
+  const baseSpec = treeSpec(ctx, source, buildDir, setup, 'baseline');
+  await configureIfNeeded(baseSpec, ctx.log);
+  await buildTarget(baseSpec, ctx.log, stream);
+  const run = await runDoctest(baseSpec, ctx.log, {});
+  await writeFile(resultsFile, JSON.stringify({ commit: pinned, run }));
+  return { run, cached: false, buildDir };
+}
+
+/**
+ * Builds the applied checkout, runs its suite and classifies every case
+ * against the unpatched baseline. Saves the result next to the build so
+ * `verify` can reuse it while it is current.
+ */
+export async function runSuite(ctx: Context, options: TestOptions): Promise<SuiteResult> {
+  const stream = ctx.log.stream;
+  const git = await openCheckout(ctx.workdir, ctx.log);
+  if (git === null) {
+    throw new UserError('NOT_APPLIED', `No checkout in ${checkoutDir(ctx.workdir)}.`, { hint: 'Run `mlx-storage-pr apply` first.' });
+  }
+  const head = await classifyHead(git, ctx.config.upstream.commit);
+  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+  if (head.kind !== 'applied' || head.inputHash !== plan.inputHash) {
+    throw new UserError('NOT_APPLIED', `The checkout does not hold the current series (${head.kind === 'applied' ? 'templates/ or patches/ changed since the last apply' : `HEAD is ${head.kind}`}).`, {
+      hint: 'Run `mlx-storage-pr apply` first, so the build tests what templates/ and patches/ say.',
+    });
+  }
+
+  const needsBlas = /find_package\(BLAS/.test(await readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8').catch(() => ''));
+  const checks: CheckResult[] = await buildChecks(options.env, ctx.workdir, needsBlas);
+  for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
+  if (!checksPass(checks)) {
+    throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {
+      hint: 'Run the fix commands above (`mlx-storage-pr doctor` lists every check).',
+      details: { checks },
+    });
+  }
+
+  return withLock(ctx.workdir, 'test', async () => {
+    const setup = await prepareBuild(ctx, options);
+    for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
+    for (const n of setup.notes) ctx.log.info(`note: ${n}`);
+
+    const buildDir = path.join(ctx.workdir, `build-${setup.key}`);
+    const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
+    const configured = await configureIfNeeded(patchedSpec, ctx.log);
+    const built = await buildTarget(patchedSpec, ctx.log, stream);
+    const patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+
+    const useBaseline = options.baseline !== false;
+    const baseline = useBaseline ? await baselineRun(ctx, git, setup, stream) : null;
+    const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
+    const summary = summarize(classified);
+    const blocking = classified.filter(isBlocking);
+
+    const data: TestData = {
+      command: 'test',
+      buildDir,
+      logs: logFiles(buildDir),
+      dependencies: setup.dependencies,
+      notes: setup.notes,
+      patched: { configured, buildSeconds: built.seconds, complete: patchedRun.complete, crashes: patchedRun.crashes },
+      baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, null)) : null },
+      summary,
+      cases: classified.map((c) => ({ name: c.name, classification: c.classification, status: c.patched.status, baseline: c.baseline, failures: c.patched.failures })),
+    };
+    if (summary.cases === 0) {
+      throw new UserError('TESTS_FAILED', `No test case matched${options.tests ? ` --tests "${options.tests}"` : ''}.`, {
+        hint: 'Check the filter; doctest matches case names with * and ? wildcards.',
+      });
+    }
+    await writeFile(lastRunFile(buildDir), JSON.stringify({ inputHash: plan.inputHash, filter: options.tests ?? null, binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)), data }));
+    return { data, classified, blocking: blocking.length, inputHash: plan.inputHash };
+  });
+}
+
+export interface SuiteResult {
+  data: TestData;
+  classified: ClassifiedCase[];
+  /** New failures plus failing new tests. */
+  blocking: number;
+  inputHash: string;
+}
+
+export function lastRunFile(buildDir: string): string {
+  return path.join(buildDir, 'mlx-storage-pr-last-run.json');
+}
+
+async function mtime(file: string): Promise<number | null> {
+  return stat(file).then((s) => s.mtimeMs, () => null);
+}
+
+/**
+ * The saved full-suite result of the last `test`, when the series, the build
+ * options and the test binary are all unchanged since; otherwise null.
+ */
+export async function currentSavedRun(ctx: Context, options: TestOptions): Promise<TestData | null> {
+  const git = await openCheckout(ctx.workdir, ctx.log);
+  if (git === null) return null;
+  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+  const setup = await prepareBuild(ctx, options);
+  const buildDir = path.join(ctx.workdir, `build-${setup.key}`);
+  const saved = await readFile(lastRunFile(buildDir), 'utf8')
+    .then((t) => JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData })
+    .catch(() => null);
+  if (!saved || saved.inputHash !== plan.inputHash || saved.filter !== null || !saved.data.baseline.used) return null;
+  const head = await classifyHead(git, ctx.config.upstream.commit);
+  if (head.kind !== 'applied' || head.inputHash !== plan.inputHash) return null;
+  if (saved.binaryMtimeMs !== (await mtime(path.join(buildDir, ctx.config.build.testBinary)))) return null;
+  return saved.data;
+}

@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+
+const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
+const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
+if (!hasTools) console.warn(`verify build checks: ${reason}`);
+
+// The fixture series gains an implementation (src/mul.*, added to the library by
+// a patch) and a test of it; the test-only part of the series must then fail.
+const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
+--- a/CMakeLists.txt
++++ b/CMakeLists.txt
+@@ -3,7 +3,7 @@ project(fixture LANGUAGES CXX)
+ set(CMAKE_CXX_STANDARD 20)
+ 
+ include(FetchContent)
+-add_library(fixture src/lib.cpp)
++add_library(fixture src/lib.cpp src/mul.cpp)
+ target_include_directories(fixture PUBLIC \${CMAKE_CURRENT_SOURCE_DIR})
+ 
+ option(MLX_BUILD_TESTS "Build tests" ON)
+`;
+const MUL_TEST = '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
+const ADD_TEST = '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test add again") {\n  CHECK_EQ(add(6, 7), 13);\n}\n';
+
+let project: string;
+let env: Record<string, string>;
+const write = (file: string, text: string) => {
+  mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+  writeFileSync(path.join(project, file), text);
+};
+
+async function buildChecks() {
+  expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+  const result = await runCli(['verify', '--offline', '--json'], { cwd: project, env });
+  const byId = Object.fromEntries((result.json.checks as Array<{ id: string }>).map((c) => [c.id, c]));
+  return { linux: byId['linux-build'], without: byId['tests-fail-without-implementation'], code: result.code };
+}
+
+describe.skipIf(!hasTools)(hasTools ? 'verify: build checks on a CMake + doctest fixture' : `verify build checks (${reason})`, () => {
+  beforeAll(() => {
+    const upstream = makeUpstream('cmake-project/upstream');
+    project = makeProject(upstream.sha, 'cmake-project/project');
+    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+    write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
+    write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
+    write('patches/0002-root-cmake.patch', ROOT_PATCH);
+    write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
+  });
+
+  it('passes when the new test does not compile without the implementation', async () => {
+    write('templates/tests/new_tests.cpp', MUL_TEST);
+    const { linux, without } = await buildChecks();
+    expect(linux).toMatchObject({ status: 'pass' });
+    expect(linux.detail).toContain('1 new test(s) passing');
+    expect(without).toMatchObject({ status: 'pass' });
+    expect(without.detail).toContain('do not compile');
+  });
+
+  it('reuses the saved suite results while nothing changed', async () => {
+    const { linux } = await buildChecks();
+    expect(linux.detail).toContain('saved results');
+  });
+
+  it('fails when a new test passes without the implementation', async () => {
+    write('templates/tests/new_tests.cpp', ADD_TEST);
+    const { linux, without, code } = await buildChecks();
+    expect(linux).toMatchObject({ status: 'pass' });
+    expect(without).toMatchObject({ status: 'fail', detail: 'these new cases pass without the implementation: test add again' });
+    expect(code).toBe(1);
+  });
+
+  it('fails the build check on a new failure', async () => {
+    write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
+    const { linux } = await buildChecks();
+    expect(linux.status).toBe('fail');
+    expect(linux.detail).toContain('1 failing new test(s)');
+  });
+});

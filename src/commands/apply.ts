@@ -86,7 +86,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
     if (dirty.length > 0 && !options.force) {
       throw new UserError('DIRTY_CHECKOUT', `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`, {
-        hint: 'Keep them with `mlx-storage-pr export`, or rerun with --force (it stashes them first and prints where).',
+        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes them first and prints how to restore them.',
         details: { dirty },
       });
     }

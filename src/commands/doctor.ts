@@ -3,6 +3,7 @@ import path from 'node:path';
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
 import { ExitCode } from '../core/errors.js';
 import { buildChecks, checkOffline } from '../ops/doctor.js';
+import { metalToolchainChecks } from '../ops/metal-toolchain.js';
 import { cacheRoot, probeOffline } from '../ops/offline.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -16,24 +17,14 @@ export interface DoctorData {
   checks: CheckResult[];
 }
 
-/** Extra checks other lanes contribute (e.g. the Metal type-check toolchain). */
-async function laneChecks(): Promise<CheckResult[]> {
-  try {
-    const lanePath = '../ops/metal-toolchain.js';
-    const lane = (await import(lanePath)) as { metalToolchainChecks?: () => Promise<CheckResult[]> };
-    return lane.metalToolchainChecks ? await lane.metalToolchainChecks() : [];
-  } catch {
-    return [];
-  }
-}
-
 export async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
   const ctx = await loadContext(options);
   const checks = await buildChecks(options.env, ctx.workdir, true);
   if (options.offline || options.depsDir) {
     checks.push(...checkOffline(probeOffline(options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined, path.join(cacheRoot(options.env), 'deps'))));
   }
-  checks.push(...(await laneChecks()));
+  // The Metal type-check lane is optional for building, so its toolchain is not required here.
+  checks.push(...(await metalToolchainChecks({ env: options.env, log: ctx.log, required: false })));
   const ok = checksPass(checks);
   return {
     data: { command: 'doctor', checks },

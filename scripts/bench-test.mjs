@@ -61,6 +61,7 @@ try {
   console.log(row('cold build + full suite', first.seconds));
   console.log(row('fresh folder, warm ccache + suite', second.seconds, 90));
   console.log(row('edit -> apply -> test --tests', loopSeconds, 60));
+  console.log(`build steps: cold ${first.json.patched.buildSteps}, warm ${second.json.patched.buildSteps}, loop ${loop.json.patched.buildSteps} (Ninja's count; the loop recompiles only what includes the edited header)`);
   console.log(`suite: ${first.json.summary.cases} cases, ${first.json.summary.passed} passed, ${first.json.summary.failed} failed; loop ran ${loop.json.summary.cases} cases`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

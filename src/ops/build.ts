@@ -58,16 +58,22 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
   return true;
 }
 
-export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.WritableStream): Promise<{ seconds: number }> {
+/** Builds the target; `steps` is how many build steps Ninja ran (0 when up to date or not known). */
+export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.WritableStream): Promise<{ seconds: number; steps: number }> {
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.build, '');
   const progress = createProgress(stream, spec.label);
   const start = Date.now();
+  let steps = 0;
   const result = await runProcess(log, 'cmake', ['--build', spec.buildDir, '--target', spec.target], {
     cwd: spec.buildDir,
     env: spec.env,
     logFile: logs.build,
-    onLine: (line) => progress.line(line),
+    onLine: (line) => {
+      progress.line(line);
+      const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
+      if (total) steps = Number(total);
+    },
   });
   progress.done();
   if (result.exitCode !== 0) {
@@ -77,7 +83,7 @@ export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.W
       details: { log: logs.build, errors },
     });
   }
-  return { seconds: (Date.now() - start) / 1000 };
+  return { seconds: (Date.now() - start) / 1000, steps };
 }
 
 /**

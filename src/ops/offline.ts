@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -28,23 +28,29 @@ export function probeOffline(depsDir: string | undefined, generatedRoot: string,
   });
 }
 
-/** Creates the stand-in folders that point FetchContent at system packages. */
+/**
+ * Creates the stand-in folders that point FetchContent at system packages.
+ * Files are written only when their content changes: a newer file would make
+ * CMake configure again on every build.
+ */
 export async function generateStandIns(plan: OfflinePlan): Promise<void> {
   for (const dep of plan.deps) {
     if (!dep.generate) continue;
     const dir = dep.generate.dir;
-    await rm(dir, { recursive: true, force: true });
     if (dep.generate.kind === 'json-from-system') {
       // MLX uses ${json_SOURCE_DIR}/single_include/nlohmann.
-      await mkdir(path.join(dir, 'single_include'), { recursive: true });
-      await symlink(SYSTEM.nlohmann, path.join(dir, 'single_include', 'nlohmann'));
+      const link = path.join(dir, 'single_include', 'nlohmann');
+      if ((await readlink(link).catch(() => null)) !== SYSTEM.nlohmann) {
+        await rm(link, { recursive: true, force: true });
+        await mkdir(path.dirname(link), { recursive: true });
+        await symlink(SYSTEM.nlohmann, link);
+      }
     } else {
       // MLX links the target `doctest` and includes scripts/cmake/doctest.cmake.
-      await mkdir(path.join(dir, 'scripts', 'cmake'), { recursive: true });
       for (const file of ['doctest.cmake', 'doctestAddTests.cmake']) {
-        await copyFile(path.join(SYSTEM.doctestCmake, file), path.join(dir, 'scripts', 'cmake', file));
+        await writeIfChanged(path.join(dir, 'scripts', 'cmake', file), await readFile(path.join(SYSTEM.doctestCmake, file), 'utf8'));
       }
-      await writeFile(
+      await writeIfChanged(
         path.join(dir, 'CMakeLists.txt'),
         [
           'cmake_minimum_required(VERSION 3.16)',
@@ -56,6 +62,12 @@ export async function generateStandIns(plan: OfflinePlan): Promise<void> {
       );
     }
   }
+}
+
+async function writeIfChanged(file: string, content: string): Promise<void> {
+  if ((await readFile(file, 'utf8').catch(() => null)) === content) return;
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
 }
 
 /** Shared cache folder (stand-in dependency folders); outside the workdir so build paths stay comparable. */

@@ -34,7 +34,7 @@ export interface TestData {
   logs: ReturnType<typeof logFiles>;
   dependencies: Array<{ dep: string; source: string }>;
   notes: string[];
-  patched: { configured: boolean; buildSeconds: number; complete: boolean; crashes: string[] };
+  patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
   baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
   summary: Summary;
   cases: Array<{ name: string; classification: ClassifiedCase['classification']; status: string; baseline: string | null; failures: ClassifiedCase['patched']['failures'] }>;
@@ -176,7 +176,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
       logs: logFiles(buildDir),
       dependencies: setup.dependencies,
       notes: setup.notes,
-      patched: { configured, buildSeconds: built.seconds, complete: patchedRun.complete, crashes: patchedRun.crashes },
+      patched: { configured, buildSeconds: built.seconds, buildSteps: built.steps, complete: patchedRun.complete, crashes: patchedRun.crashes },
       baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, null)) : null },
       summary,
       cases: classified.map((c) => ({ name: c.name, classification: c.classification, status: c.patched.status, baseline: c.baseline, failures: c.patched.failures })),

@@ -65,6 +65,7 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     const result = await run('test', '--offline');
     expect(result.code).toBe(0);
     expect(result.json.patched.configured).toBe(false);
+    expect(result.json.patched.buildSteps).toBe(0);
     expect(result.json.baseline.cached).toBe(true);
     expect(result.stderr).toContain('configuration unchanged');
   });
@@ -81,6 +82,8 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     const result = await run('test', '--offline');
     expect(result.code).toBe(8);
     expect(byName(result.json)['test MetalStorageView adds']).toBe('new-test-failed');
+    // Only the edited test file is compiled again, then the binary is linked.
+    expect(result.json.patched.buildSteps).toBe(2);
   });
 
   it('fails on a new failure of an existing test', async () => {

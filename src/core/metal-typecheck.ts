@@ -105,7 +105,7 @@ export function judge(job: TypeCheckJob, exitCode: number, output: string, secon
   const errorLines = output.split('\n').filter((l) => ERROR_LINE.test(l));
   const good = job.expect === 'fail' ? exitCode !== 0 : exitCode === 0;
   const errors = errorLines.length ? errorLines.slice(0, 5) : exitCode !== 0 ? output.trim().split('\n').slice(-3) : [];
-  return { label: job.label, expect: job.expect, exitCode, seconds, good, errorCount: errorLines.length, errors, output };
+  return { label: job.label, expect: job.expect, exitCode, seconds: Math.round(seconds * 10) / 10, good, errorCount: errorLines.length, errors, output };
 }
 
 /** A fix for a header the lane cannot find, when the missing header names one. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { diffArrays } from 'diff';
 
-import { loadClangFormat, type ClangFormat } from '../adapters/clang-format.js';
+import { loadClangFormat } from '../adapters/clang-format.js';
 import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
 import type { Git } from '../adapters/git.js';
 import { loadPlanInputs } from '../adapters/project.js';
@@ -128,9 +128,9 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
   };
   const fixable: Fixable[] = [];
   const formatCMake = (tool: CMakeFormat, text: string) => runCMakeFormat(tool, text, { cwd: checkout, configFile: cmakeConfig, env, log: ctx.log });
-  const clang = (file: string): { style: string | null; cf: ClangFormat } => {
+  const styleFor = (file: string): string | null => {
     const styleFile = nearestStyleFile(file, styleFiles);
-    return { style: styleFile === null ? null : (styles.get(styleFile) ?? null), cf };
+    return styleFile === null ? null : (styles.get(styleFile) ?? null);
   };
 
   const record = (entry: Fixable) => {
@@ -151,7 +151,7 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
     const raw = inputs.templates.find((t) => t.path === file.template)?.content ?? '';
     const template = { file: file.template, raw, rendered: file.content };
     if (isCppFile(file.path)) {
-      const { style } = clang(file.path);
+      const style = styleFor(file.path);
       if (style === null) {
         record({ finding: finding(file.path, origin, 'clang-format', file.content, null, 'no .clang-format applies to this path in the checkout'), formatted: '' });
         continue;
@@ -185,7 +185,7 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
         ? `a hunk for ${step.path} changes the newline at the end of the file; apply the diff by hand`
         : undefined;
     if (isCppFile(step.path)) {
-      const { style } = clang(step.path);
+      const style = styleFor(step.path);
       if (style === null) {
         record({ finding: finding(step.path, origin, 'clang-format', post, null, 'no .clang-format applies to this path in the checkout'), formatted: '' });
         continue;

@@ -1,11 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { compile } from '../../src/adapters/clang.js';
 import { createLogger } from '../../src/adapters/log.js';
-import { laneToolchain, makeMetalProject, makeMetalUpstream, metalCppDir, skipName } from '../support/check-metal-fixtures.js';
+import { laneToolchain, makeMetalProject, makeMetalUpstream, metalCppDir, skipName, storedZip } from '../support/check-metal-fixtures.js';
 import { FIXTURES, REPO_ROOT, runCli } from '../support/repos.js';
 
 const lane = await laneToolchain();
@@ -44,7 +46,7 @@ describe('check-metal without its tools', () => {
   });
 });
 
-describe.skipIf(lane.toolchain === null)(skipName('check-metal without metal-cpp', [lane.reason]), () => {
+describe.skipIf(lane.toolchain === null)(skipName('check-metal getting metal-cpp and the checkout', [lane.reason]), () => {
   it('says to pass --metal-cpp when the download fails or the folder is wrong', async () => {
     const upstream = makeMetalUpstream('http://127.0.0.1:9/metal-cpp_26.zip');
     const project = makeMetalProject(upstream.sha);
@@ -58,6 +60,34 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal without metal-cpp
     const wrong = await runCli(['check-metal', '--metal-cpp', FIXTURES, '--json'], { cwd: project });
     expect(wrong.code).toBe(9);
     expect(wrong.json.error.message).toContain('holds no Metal/Metal.hpp');
+  });
+
+  it('downloads the archive MLX CMake names once, and caches it in the workdir', async () => {
+    const zip = storedZip({ 'metal-cpp/Metal/Metal.hpp': '#pragma once\nnamespace MTL { class Device; }\n', 'metal-cpp/README.md': '| macOS 26, iOS 26 | x |\n' });
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      if (req.url === '/files/metal-cpp_26.zip') res.end(zip);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/files/metal-cpp_26.zip`;
+      const upstream = makeMetalUpstream(url);
+      const project = makeMetalProject(upstream.sha);
+      expect((await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project })).code).toBe(0);
+      const cached = path.join(project, '.work', 'metal-cpp', 'metal-cpp_26', 'metal-cpp');
+      for (let run = 0; run < 2; run++) {
+        // The stand-in header lacks the real API, so the TUs fail; what matters here is where the headers came from.
+        const result = await runCli(['check-metal', '--json'], { cwd: project });
+        expect(result.json.metalCpp).toBe(cached);
+        expect(result.code).toBe(1);
+      }
+      expect(requests).toBe(1);
+      expect(existsSync(path.join(cached, 'Metal', 'Metal.hpp'))).toBe(true);
+    } finally {
+      server.close();
+    }
   });
 
   it('refuses to check a checkout that does not hold the current series', async () => {

@@ -1,5 +1,6 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 
 import { createLogger } from '../../src/adapters/log.js';
 import { findMetalToolchain, type ClangToolchain } from '../../src/ops/metal-toolchain.js';
@@ -49,4 +50,43 @@ export function makeMetalProject(sha: string): string {
     (config['upstream'] as Record<string, unknown>)['commit'] = sha;
   });
   return dir;
+}
+
+/** A zip archive (stored, not compressed) holding `files`; enough to stand in for a download. */
+export function storedZip(files: Record<string, string>): Buffer {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const data = Buffer.from(text);
+    const fileName = Buffer.from(name);
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    locals.push(local, fileName, data);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE(20, 4);
+    entry.writeUInt16LE(20, 6);
+    entry.writeUInt32LE(crc, 16);
+    entry.writeUInt32LE(data.length, 20);
+    entry.writeUInt32LE(data.length, 24);
+    entry.writeUInt16LE(fileName.length, 28);
+    entry.writeUInt32LE(offset, 42);
+    central.push(entry, fileName);
+    offset += local.length + fileName.length + data.length;
+  }
+  const centralSize = central.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, ...central, end]);
 }

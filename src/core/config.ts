@@ -75,7 +75,7 @@ export const ConfigSchema = z
           .describe('CMake arguments every build gets (before --offline mappings and arguments after --).'),
       })
       .strict()
-      .prefault({})
+      .default({})
       .describe('How `test` builds and runs the C++ suite.'),
   })
   .strict();

@@ -1,8 +1,8 @@
-import { z } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
 
 import { ConfigSchema } from './config.js';
 
 /** JSON schema of mlx-storage-pr.config.json, for editors; generated from the zod schema. */
 export function configJsonSchema(): string {
-  return `${JSON.stringify(z.toJSONSchema(ConfigSchema, { io: 'input' }), null, 2)}\n`;
+  return `${JSON.stringify(zodToJsonSchema(ConfigSchema, { $refStrategy: 'none' }), null, 2)}\n`;
 }

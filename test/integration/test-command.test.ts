@@ -1,9 +1,9 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+import { makeProject, makeUpstream, runCli, spawnCli, tempDir } from '../support/repos.js';
 
 const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
 const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
@@ -68,6 +68,24 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(result.json.patched.buildSteps).toBe(0);
     expect(result.json.baseline.cached).toBe(true);
     expect(result.stderr).toContain('configuration unchanged');
+  });
+
+  it('stops before building when a required tool is missing, naming the fix', async () => {
+    const bin = tempDir('msp-bin-');
+    symlinkSync('/usr/bin/git', path.join(bin, 'git'));
+    const result = await spawnCli(['test', '--offline', '--json'], { cwd: project, env: { ...env, PATH: bin } });
+    expect(result.code).toBe(9);
+    expect(result.json.error.code).toBe('TOOL_MISSING');
+    expect(result.json.error.message).toContain('CMake >= 3.25: cmake not found');
+    expect(result.json.error.message).toContain('fix: sudo apt-get install cmake');
+  });
+
+  it('passes arguments after -- to CMake, in a build folder of their own', async () => {
+    const plain = await run('test', '--offline', '--no-baseline');
+    const extra = await runCli(['test', '--offline', '--no-baseline', '--json', '--', '-DFIXTURE_EXTRA=ON'], { cwd: project, env });
+    expect(extra.code).toBe(0);
+    expect(extra.json.buildDir).not.toBe(plain.json.buildDir);
+    expect(readFileSync(extra.json.logs.configure, 'utf8')).toContain('-DFIXTURE_EXTRA=ON');
   });
 
   it('runs a subset with --tests', async () => {

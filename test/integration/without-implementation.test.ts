@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import type { CheckResult } from '../../src/core/checks.js';
 import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
 const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
@@ -37,8 +38,13 @@ const write = (file: string, text: string) => {
 async function buildChecks() {
   expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
   const result = await runCli(['verify', '--offline', '--json'], { cwd: project, env });
-  const byId = Object.fromEntries((result.json.checks as Array<{ id: string }>).map((c) => [c.id, c]));
-  return { linux: byId['linux-build'], without: byId['tests-fail-without-implementation'], code: result.code };
+  const checks = result.json.checks as CheckResult[];
+  const find = (id: string) => {
+    const check = checks.find((c) => c.id === id);
+    if (!check) throw new Error(`verify reported no ${id} check`);
+    return check;
+  };
+  return { linux: find('linux-build'), without: find('tests-fail-without-implementation'), code: result.code };
 }
 
 describe.skipIf(!hasTools)(hasTools ? 'verify: build checks on a CMake + doctest fixture' : `verify build checks (${reason})`, () => {

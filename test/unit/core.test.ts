@@ -8,21 +8,9 @@ import { buildPlan } from '../../src/core/plan.js';
 import { placeholdersIn, renderString } from '../../src/core/render.js';
 import { parsePatchFiles, parseSeries } from '../../src/core/series.js';
 import { chooseSource } from '../../src/core/source.js';
+import { RFC_VARIABLES } from '../support/variables.js';
 
-const variables = {
-  namespace: 'mlx::core::metal',
-  class_name: 'MetalStorageView',
-  status_enum: 'StorageExportStatus',
-  options_struct: 'StorageExportOptions',
-  try_export_function: 'try_export_metal_storage',
-  export_function: 'export_metal_storage',
-  header_path: 'mlx/backend/metal/storage_view.h',
-  source_path: 'mlx/backend/metal/storage_view.cpp',
-  metal_test_file: 'tests/metal_storage_view_tests.cpp',
-  stub_test_file: 'tests/storage_view_tests.cpp',
-  docs_section_title: 'Borrowing Metal Storage',
-  copyright_year: '2026',
-};
+const variables = RFC_VARIABLES;
 const config = { upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' }, variables };
 
 function codeOf(fn: () => unknown): string {

@@ -14,21 +14,9 @@ import {
   splitPatch,
 } from '../../src/core/format.js';
 import { renderString } from '../../src/core/render.js';
+import { RFC_VARIABLES } from '../support/variables.js';
 
-const variables = templateVariables({
-  namespace: 'mlx::core::metal',
-  class_name: 'MetalStorageView',
-  status_enum: 'StorageExportStatus',
-  options_struct: 'StorageExportOptions',
-  try_export_function: 'try_export_metal_storage',
-  export_function: 'export_metal_storage',
-  header_path: 'mlx/backend/metal/storage_view.h',
-  source_path: 'mlx/backend/metal/storage_view.cpp',
-  metal_test_file: 'tests/metal_storage_view_tests.cpp',
-  stub_test_file: 'tests/storage_view_tests.cpp',
-  docs_section_title: 'Borrowing Metal Storage',
-  copyright_year: '2026',
-});
+const variables = templateVariables(RFC_VARIABLES);
 
 const render = (lines: string[]) => renderString(lines.join('\n'), variables, 't').split('\n');
 

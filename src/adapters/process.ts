@@ -81,6 +81,7 @@ export async function probe(command: string, args: readonly string[], cwd?: stri
   return `${result.stdout}\n${result.stderr}`.trim();
 }
 
-function quote(arg: string): string {
+/** Quotes an argument for display as a shell command. */
+export function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -8,6 +8,7 @@ import { compile } from '../adapters/clang.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import type { Logger } from '../adapters/log.js';
+import { quote } from '../adapters/process.js';
 import { loadPlanInputs, PACKAGE_ROOT } from '../adapters/project.js';
 import type { Context } from '../commands/context.js';
 import { UserError } from '../core/errors.js';
@@ -53,10 +54,6 @@ export interface LaneResult {
   summary: LaneSummary;
   hint: string | null;
   logDir: string;
-}
-
-function quote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /** Runs the jobs, at most `concurrency` at a time; outcomes come back in job order and are logged to `logDir`. */

@@ -102,7 +102,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
     await git.checkoutBranch(ctx.config.branch, commit);
     const after = await classifyHead(git, pinned);
-    if (after.kind !== 'applied' || after.commit !== commit) {
+    if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
       throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
         hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
       });

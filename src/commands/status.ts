@@ -66,8 +66,9 @@ function baseOf(head: HeadState, pinned: string): string | null {
     case 'empty':
       return null;
     case 'pinned':
-    case 'applied':
       return pinned;
+    case 'applied':
+      return head.base;
     case 'foreign':
       return head.base;
   }

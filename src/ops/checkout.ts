@@ -39,7 +39,7 @@ export async function ensureCheckout(
   if (existing) {
     // HEAD at or on top of the pinned commit proves it is there without asking git again.
     const head = await classifyHead(existing, commit);
-    if (head.kind === 'pinned' || head.kind === 'applied' || (await existing.hasCommit(commit))) {
+    if (head.kind === 'pinned' || (head.kind === 'applied' && head.base === commit) || (await existing.hasCommit(commit))) {
       return { git: existing, created: false, fetched: false, head };
     }
   }

@@ -4,20 +4,22 @@ import { inputHashOf } from './tree.js';
 export type HeadState =
   | { kind: 'empty' }
   | { kind: 'pinned'; commit: string }
-  | { kind: 'applied'; commit: string; tree: string; inputHash: string }
+  | { kind: 'applied'; commit: string; tree: string; inputHash: string; base: string }
   | { kind: 'foreign'; commit: string; base: string | null };
 
 /**
- * What HEAD is: the pinned commit, a commit made by `apply` (parent is the
- * pinned commit, message carries the input trailer), or anything else.
+ * What HEAD is: the pinned commit, a commit made by `apply` (one parent, the
+ * input trailer in its message; its base is an older pin after the pin
+ * moves), or anything else.
  */
 export async function classifyHead(git: Git, pinned: string): Promise<HeadState> {
   const info = await git.headInfo();
   if (info === null) return { kind: 'empty' };
   if (info.commit === pinned) return { kind: 'pinned', commit: info.commit };
   const inputHash = inputHashOf(info.message);
-  if (info.parents.length === 1 && info.parents[0] === pinned && inputHash !== undefined) {
-    return { kind: 'applied', commit: info.commit, tree: info.tree, inputHash };
+  const base = info.parents.length === 1 ? info.parents[0] : undefined;
+  if (base !== undefined && inputHash !== undefined) {
+    return { kind: 'applied', commit: info.commit, tree: info.tree, inputHash, base };
   }
   return { kind: 'foreign', commit: info.commit, base: info.parents[0] ?? null };
 }

@@ -102,6 +102,24 @@ describe('apply', () => {
     ]);
   });
 
+  it('after the pin moves, --3way merges a patch whose context upstream changed', async () => {
+    expect((await apply()).code).toBe(0);
+    const cmake = path.join(upstream.dir, 'mlx/backend/metal/CMakeLists.txt');
+    writeFileSync(cmake, readFileSync(cmake, 'utf8').replace('/allocator.cpp', '/allocators.cpp'));
+    git(upstream.dir, 'commit', '--quiet', '-am', 'rename allocator');
+    const moved = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = moved));
+
+    const exact = await apply('--json');
+    expect(exact.code).toBe(4);
+    expect(exact.json.error.details.conflicts).toEqual([expect.objectContaining({ patch: '0001-metal-cmake.patch', reason: 'upstream_changed', hunk: 1 })]);
+
+    const merged = await apply('--3way', '--json');
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(moved);
+    expect(read('mlx/backend/metal/CMakeLists.txt')).toContain('/allocators.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/device.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/resident.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/storage_view.cpp)');
+  });
+
   it('refuses to overwrite uncommitted edits and keeps them', async () => {
     await apply();
     writeFileSync(path.join(checkout, 'docs/src/dev/extensions.rst'), 'my own words\n');

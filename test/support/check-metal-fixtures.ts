@@ -1,10 +1,10 @@
-import { cpSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import { createLogger } from '../../src/adapters/log.js';
 import { findMetalToolchain, type ClangToolchain } from '../../src/ops/metal-toolchain.js';
-import { editConfig, FIXTURES, git, tempDir } from './repos.js';
+import { makeProject, makeUpstream } from './repos.js';
 
 const quiet = createLogger({ stream: { write: () => true } as unknown as NodeJS.WritableStream });
 
@@ -33,23 +33,14 @@ export function skipName(name: string, reasons: Array<string | null>): string {
  * from, committed into a real git repository.
  */
 export function makeMetalUpstream(metalCppUrl: string): { dir: string; sha: string } {
-  const dir = tempDir('msp-metal-upstream-');
-  cpSync(path.join(FIXTURES, 'upstream'), dir, { recursive: true });
-  writeFileSync(path.join(dir, 'CMakeLists.txt'), `if(MLX_BUILD_METAL)\n  set(METAL_CPP_URL\n      ${metalCppUrl})\n  FetchContent_Declare(metal_cpp URL \${METAL_CPP_URL})\nendif()\n`);
-  git(dir, 'init', '--quiet', '--initial-branch=main');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '--quiet', '-m', 'metal fixture upstream');
-  return { dir, sha: git(dir, 'rev-parse', 'HEAD').trim() };
+  return makeUpstream('upstream', (dir) => {
+    writeFileSync(path.join(dir, 'CMakeLists.txt'), `if(MLX_BUILD_METAL)\n  set(METAL_CPP_URL\n      ${metalCppUrl})\n  FetchContent_Declare(metal_cpp URL \${METAL_CPP_URL})\nendif()\n`);
+  });
 }
 
 /** A copy of fixtures/metal/project (metal-cpp calls in source_path and metal_test_file) pinned to `sha`. */
 export function makeMetalProject(sha: string): string {
-  const dir = tempDir('msp-metal-project-');
-  cpSync(path.join(FIXTURES, 'metal', 'project'), dir, { recursive: true });
-  editConfig(dir, (config) => {
-    (config['upstream'] as Record<string, unknown>)['commit'] = sha;
-  });
-  return dir;
+  return makeProject(sha, 'metal/project');
 }
 
 /** A zip archive (stored, not compressed) holding `files`; enough to stand in for a download. */

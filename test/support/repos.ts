@@ -38,17 +38,18 @@ export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
 }
 
-/** A real git repository made from fixtures/upstream, with one commit. */
-export function makeUpstream(fixture = 'upstream'): { dir: string; sha: string } {
+/** A real git repository made from a fixture folder (after `prepare` edits it), with one commit. */
+export function makeUpstream(fixture = 'upstream', prepare?: (dir: string) => void): { dir: string; sha: string } {
   const dir = tempDir('msp-upstream-');
   cpSync(path.join(FIXTURES, fixture), dir, { recursive: true });
+  prepare?.(dir);
   git(dir, 'init', '--quiet', '--initial-branch=main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '--quiet', '-m', 'fixture upstream');
   return { dir, sha: git(dir, 'rev-parse', 'HEAD').trim() };
 }
 
-/** A copy of fixtures/project pinned to `sha`. */
+/** A copy of a fixture project (default fixtures/project) pinned to `sha`. */
 export function makeProject(sha: string, fixture = 'project'): string {
   const dir = tempDir('msp-project-');
   cpSync(path.join(FIXTURES, fixture), dir, { recursive: true });

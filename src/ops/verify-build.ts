@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import { Git } from '../adapters/git.js';
+import { withLock } from '../adapters/lock.js';
 import { loadPlanInputs } from '../adapters/project.js';
 import type { Context } from '../commands/context.js';
 import type { CheckResult } from '../core/checks.js';
@@ -62,43 +63,46 @@ async function withoutImplementation(ctx: Context, options: BuildCheckOptions, f
   if (newTests.length === 0) return { ...base, status: 'fail', detail: 'the series adds no test case that this build runs', fix: 'Add doctest cases for the new code' };
 
   try {
-    const git = await openCheckout(ctx.workdir, ctx.log);
-    if (git === null) throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
-    const vars = ctx.config.variables;
-    const plan = testsOnlyPlan(buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config)), [vars.metal_test_file, vars.stub_test_file]);
-    const built = await buildTree(git, plan);
-    if (built.tree === null) return { ...base, status: 'fail', detail: 'the test changes do not apply on their own', fix: 'Keep test edits in patches that touch only tests/' };
-    const commit = await git.commitTree(built.tree, ctx.config.upstream.commit, 'mlx-storage-pr: tests without the implementation');
+    // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
+    return await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
+      const git = await openCheckout(ctx.workdir, ctx.log);
+      if (git === null) throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
+      const vars = ctx.config.variables;
+      const plan = testsOnlyPlan(buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config)), [vars.metal_test_file, vars.stub_test_file]);
+      const built = await buildTree(git, plan);
+      if (built.tree === null) return { ...base, status: 'fail', detail: 'the test changes do not apply on their own', fix: 'Keep test edits in patches that touch only tests/' };
+      const commit = await git.commitTree(built.tree, ctx.config.upstream.commit, 'mlx-storage-pr: tests without the implementation');
 
-    // Its own tree at the same depth as the others, so ccache reuses their objects.
-    const root = path.join(ctx.workdir, 'without-implementation');
-    const source = path.join(root, 'mlx');
-    if (!existsSync(source)) {
-      await mkdir(root, { recursive: true });
-      await git.raw(['worktree', 'prune']);
-      await git.raw(['worktree', 'add', '--detach', '--force', source, commit], { echo: true });
-    } else {
-      const tree = new Git(source, ctx.log);
-      await tree.raw(['checkout', '--detach', '--force', commit], { echo: true });
-      await tree.raw(['clean', '-fdx', '--quiet']);
-    }
-    const setup = await prepareBuild(ctx, options);
-    const spec = treeSpec(ctx, source, path.join(root, `build-${setup.key}`), setup, 'without implementation');
-    await configureIfNeeded(spec, ctx.log);
-    try {
-      await buildTarget(spec, ctx.log, ctx.log.stream);
-    } catch (error) {
-      if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
-      const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
-      const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
-      return { ...base, status: 'pass', detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run` };
-    }
-    const run = await runDoctest(spec, ctx.log, {});
-    const passing = newTests.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
-    if (passing.length) {
-      return { ...base, status: 'fail', detail: `these new cases pass without the implementation: ${passing.join(', ')}`, fix: 'Make each new test check behaviour that only the implementation provides' };
-    }
-    return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
+      // Its own tree at the same depth as the others, so ccache reuses their objects.
+      const root = path.join(ctx.workdir, 'without-implementation');
+      const source = path.join(root, 'mlx');
+      if (!existsSync(source)) {
+        await mkdir(root, { recursive: true });
+        await git.raw(['worktree', 'prune']);
+        await git.raw(['worktree', 'add', '--detach', '--force', source, commit], { echo: true });
+      } else {
+        const tree = new Git(source, ctx.log);
+        await tree.raw(['checkout', '--detach', '--force', commit], { echo: true });
+        await tree.raw(['clean', '-fdx', '--quiet']);
+      }
+      const setup = await prepareBuild(ctx, options);
+      const spec = treeSpec(ctx, source, path.join(root, `build-${setup.key}`), setup, 'without implementation');
+      await configureIfNeeded(spec, ctx.log);
+      try {
+        await buildTarget(spec, ctx.log, ctx.log.stream);
+      } catch (error) {
+        if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
+        const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+        const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
+        return { ...base, status: 'pass', detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run` };
+      }
+      const run = await runDoctest(spec, ctx.log, {});
+      const passing = newTests.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
+      if (passing.length) {
+        return { ...base, status: 'fail', detail: `these new cases pass without the implementation: ${passing.join(', ')}`, fix: 'Make each new test check behaviour that only the implementation provides' };
+      }
+      return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
+    });
   } catch (error) {
     if (!isUserError(error)) throw error;
     return { ...base, status: 'fail', detail: error.message.split('\n')[0] ?? error.message, ...(error.hint ? { fix: error.hint } : {}) };

@@ -28,7 +28,7 @@ export const VariablesSchema = z
     namespace: z
       .string()
       .regex(/^[A-Za-z_]\w*(::[A-Za-z_]\w*)*$/, 'must be a C++ namespace like mlx::core::metal')
-      .describe('C++ namespace of the API.'),
+      .describe("C++ namespace of the API. The non-Metal stub is added inside no_metal.cpp's own `namespace metal` block, so another namespace also needs patches/0002-no-metal-stub.patch changed."),
     class_name: identifier('Name of the view class.'),
     status_enum: identifier('Name of the status enum.'),
     options_struct: identifier('Name of the options struct.'),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { GitCommandError, Git, lastLines } from '../adapters/git.js';
@@ -45,6 +45,10 @@ export async function ensureCheckout(
   }
 
   const target = checkoutDir(workdir);
+  // Callers hold the workdir lock, so a side folder left here is from a run that died.
+  for (const entry of await readdir(workdir).catch(() => [] as string[])) {
+    if (entry.startsWith(`${path.basename(target)}.partial-`)) await rm(path.join(workdir, entry), { recursive: true, force: true });
+  }
   const dir = existing ? target : `${target}.partial-${process.pid}`;
   await mkdir(dir, { recursive: true });
   const git = new Git(dir, log);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,13 @@ describe('apply', () => {
     expect(again.code).toBe(0);
     expect(again.json).toMatchObject({ ok: true, status: 'already-applied', changed: [], fetched: false });
     expect(snapshot(checkout)).toBe(before);
+  });
+
+  it('clears the side folder of a fetch that died', async () => {
+    const stale = path.join(project, '.work', 'mlx.partial-999999');
+    mkdirSync(stale, { recursive: true });
+    expect((await apply()).code).toBe(0);
+    expect(existsSync(stale)).toBe(false);
   });
 
   it('uses MLX_REPO when no flag is given', async () => {

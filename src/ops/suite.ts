@@ -177,7 +177,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
       dependencies: setup.dependencies,
       notes: setup.notes,
       patched: { configured, buildSeconds: built.seconds, buildSteps: built.steps, complete: patchedRun.complete, crashes: patchedRun.crashes },
-      baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, null)) : null },
+      baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null },
       summary,
       cases: classified.map((c) => ({ name: c.name, classification: c.classification, status: c.patched.status, baseline: c.baseline, failures: c.patched.failures })),
     };

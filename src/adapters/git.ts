@@ -102,13 +102,6 @@ export class Git {
     return { commit, tree, parents: parents.trim().split(' ').filter(Boolean), message };
   }
 
-  /** Parents, tree and message of a commit. */
-  async commitInfo(commit: string): Promise<{ tree: string; parents: string[]; message: string }> {
-    const out = await this.raw(['log', '-1', '--format=%T%x00%P%x00%B', commit, '--']);
-    const [tree = '', parents = '', message = ''] = out.split('\0');
-    return { tree, parents: parents.trim().split(' ').filter(Boolean), message };
-  }
-
   async status(paths: readonly string[] = []): Promise<StatusEntry[]> {
     const out = await this.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...paths]);
     const entries: StatusEntry[] = [];

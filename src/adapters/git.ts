@@ -1,5 +1,6 @@
 import { simpleGit, type SimpleGit } from 'simple-git';
 
+import { definedEnv, type Env } from './env.js';
 import type { Logger } from './log.js';
 
 /** A failed git command, with git's own stderr. */
@@ -29,13 +30,12 @@ export const STATE_AUTHOR = { name: 'mlx-storage-pr', email: 'mlx-storage-pr@loc
 export class Git {
   private readonly git: SimpleGit;
 
+  /** `env` is the whole environment git runs with (the command's injected one), not additions to process.env. */
   constructor(
     readonly dir: string,
     private readonly log: Logger,
-    private readonly env: Readonly<Record<string, string>> = {},
+    private readonly env: Env,
   ) {
-    const merged: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) merged[key] = value;
     // The environment is the user's own (editor, pager, ssh settings), not untrusted input,
     // so simple-git's checks on those variables stay off; its checks on arguments stay on.
     const unsafe = {
@@ -46,7 +46,7 @@ export class Git {
       allowUnsafeGitProxy: true,
       allowUnsafeConfigEnvCount: true,
     };
-    this.git = simpleGit({ baseDir: dir, trimmed: false, unsafe }).env({ ...merged, LC_ALL: 'C', ...env });
+    this.git = simpleGit({ baseDir: dir, trimmed: false, unsafe }).env({ ...definedEnv(env), LC_ALL: 'C' });
   }
 
   /** The same folder with a separate index file, for building trees without touching the user's index. */

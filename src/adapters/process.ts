@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { execa } from 'execa';
 
+import { definedEnv, type Env } from './env.js';
 import type { Logger } from './log.js';
 
 export interface RunResult {
@@ -16,7 +17,8 @@ export interface RunResult {
 
 export interface RunOptions {
   cwd: string;
-  env?: Readonly<Record<string, string>>;
+  /** The whole environment of the program; nothing is inherited from process.env. */
+  env: Env;
   /** Combined stdout and stderr are appended here. */
   logFile?: string;
   /** Called for each output line, e.g. to drive a progress bar. */
@@ -41,8 +43,8 @@ export async function runProcess(log: Logger, command: string, args: readonly st
   const kept: string[] = [];
   const child = execa(command, args, {
     cwd: options.cwd,
-    env: options.env ?? {},
-    extendEnv: true,
+    env: definedEnv(options.env),
+    extendEnv: false,
     all: true,
     reject: false,
     stdin: 'ignore',
@@ -74,9 +76,9 @@ export async function runProcess(log: Logger, command: string, args: readonly st
   return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, tail: tail.join('\n'), output: kept.join('\n') };
 }
 
-/** Runs a short command and returns its trimmed stdout, or null when it cannot run or fails. */
-export async function probe(command: string, args: readonly string[], cwd?: string): Promise<string | null> {
-  const result = await execa(command, args, { reject: false, stdin: 'ignore', ...(cwd ? { cwd } : {}) });
+/** Runs a short command with exactly `env` and returns its trimmed output, or null when it cannot run or fails. */
+export async function probe(command: string, args: readonly string[], env: Env, cwd?: string): Promise<string | null> {
+  const result = await execa(command, args, { reject: false, stdin: 'ignore', env: definedEnv(env), extendEnv: false, ...(cwd ? { cwd } : {}) });
   if (result.failed) return null;
   return `${result.stdout}\n${result.stderr}`.trim();
 }

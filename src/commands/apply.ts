@@ -54,12 +54,12 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
   };
 
   return withLock(ctx.workdir, 'apply', async () => {
-    if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log)) === null) {
+    if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
       const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
       return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
     }
 
-    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
+    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env);
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 
+import type { Env } from '../adapters/env.js';
 import { createLogger, type Logger } from '../adapters/log.js';
 import { findProjectRoot, loadConfig } from '../adapters/project.js';
 import type { Config } from '../core/config.js';
@@ -23,6 +24,8 @@ export interface Context {
   workdir: string;
   source: Source;
   log: Logger;
+  /** The command's environment: every child process runs with exactly this. */
+  env: Env;
 }
 
 export async function loadContext(options: GlobalOptions): Promise<Context> {
@@ -31,7 +34,7 @@ export async function loadContext(options: GlobalOptions): Promise<Context> {
   const workdir = path.resolve(options.cwd, options.workdir ?? options.env['MLX_STORAGE_PR_WORKDIR'] ?? path.join(projectRoot, '.work'));
   const source = chooseSource(options.mlxRepo, options.env['MLX_REPO'], config.upstream.url, options.cwd);
   const log = options.logger ?? createLogger({ verbose: options.verbose ?? false });
-  return { projectRoot, config, workdir, source, log };
+  return { projectRoot, config, workdir, source, log, env: options.env };
 }
 
 /** What a command hands back to the entry point: data for --json and lines for people. */

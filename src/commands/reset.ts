@@ -17,10 +17,10 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
   const pinned = ctx.config.upstream.commit;
   const base = { command: 'reset' as const, checkout: checkoutDir(ctx.workdir), pinned };
   return withLock(ctx.workdir, 'reset', async () => {
-    if ((await openCheckout(ctx.workdir, ctx.log)) === null) {
+    if ((await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
       return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
     }
-    const { git, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
+    const { git, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env);
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };

@@ -40,7 +40,7 @@ export async function status(options: GlobalOptions): Promise<CommandResult<Stat
     dirty: [],
     conflicts: [],
   };
-  const git = await openCheckout(ctx.workdir, ctx.log);
+  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
   if (git === null) return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
 
   const head = await classifyHead(git, pinned);

@@ -15,9 +15,11 @@ export interface CheckResult {
 
 const mark: Record<CheckStatus, string> = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', 'not-checked': 'n/c ' };
 
+/** One line per check, its fix below it; a detail of several lines (a tool's output) is indented under the check. */
 export function formatChecks(checks: readonly CheckResult[]): string[] {
   return checks.flatMap((c) => {
-    const lines = [`${mark[c.status]} ${c.title}: ${c.detail}`];
+    const [first = '', ...rest] = c.detail.split('\n');
+    const lines = [`${mark[c.status]} ${c.title}: ${first}`, ...rest.map((l) => `     ${l}`)];
     if (c.fix && c.status !== 'pass') lines.push(`     fix: ${c.fix}`);
     return lines;
   });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import type { Env } from '../adapters/env.js';
 import type { Logger } from '../adapters/log.js';
 import { runProcess } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
@@ -16,7 +17,8 @@ export interface BuildSpec {
   target: string;
   /** Test binary, relative to the build folder. */
   testBinary: string;
-  env: Readonly<Record<string, string>>;
+  /** The whole environment of cmake and the test binary. */
+  env: Env;
   label: string;
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+import type { Env } from '../adapters/env.js';
 import { GitCommandError, Git, lastLines } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { UserError } from '../core/errors.js';
@@ -13,7 +14,7 @@ export function checkoutDir(workdir: string): string {
 }
 
 /** Opens the checkout in `workdir` if one exists, without fetching anything. */
-export async function openCheckout(workdir: string, log: Logger): Promise<Git | null> {
+export async function openCheckout(workdir: string, log: Logger, env: Env): Promise<Git | null> {
   const dir = checkoutDir(workdir);
   if (!existsSync(dir)) return null;
   if (!existsSync(path.join(dir, '.git'))) {
@@ -21,7 +22,7 @@ export async function openCheckout(workdir: string, log: Logger): Promise<Git | 
       hint: `Move it away, or choose another folder with --workdir.`,
     });
   }
-  return new Git(dir, log);
+  return new Git(dir, log, env);
 }
 
 /**
@@ -34,8 +35,9 @@ export async function ensureCheckout(
   source: Source,
   commit: string,
   log: Logger,
+  env: Env,
 ): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
-  const existing = await openCheckout(workdir, log);
+  const existing = await openCheckout(workdir, log, env);
   if (existing) {
     // HEAD at or on top of the pinned commit proves it is there without asking git again.
     const head = await classifyHead(existing, commit);
@@ -51,7 +53,7 @@ export async function ensureCheckout(
   }
   const dir = existing ? target : `${target}.partial-${process.pid}`;
   await mkdir(dir, { recursive: true });
-  const git = new Git(dir, log);
+  const git = new Git(dir, log, env);
   try {
     if (!existing) await git.init();
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
@@ -64,7 +66,7 @@ export async function ensureCheckout(
     if (!existing) await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  const result = new Git(target, log);
+  const result = new Git(target, log, env);
   return { git: result, created: !existing, fetched: true, head: await classifyHead(result, commit) };
 }
 

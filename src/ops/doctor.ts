@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import type { Env } from '../adapters/env.js';
 import { probe } from '../adapters/process.js';
 import type { CheckResult } from '../core/checks.js';
 import type { OfflinePlan } from '../core/offline.js';
@@ -20,8 +21,8 @@ export function versionAtLeast(found: string, wanted: string): boolean {
   return true;
 }
 
-export async function checkCmake(): Promise<CheckResult> {
-  const out = await probe('cmake', ['--version']);
+export async function checkCmake(env: Env): Promise<CheckResult> {
+  const out = await probe('cmake', ['--version'], env);
   const version = out ? /cmake version (\d+\.\d+(?:\.\d+)?)/.exec(out)?.[1] : undefined;
   const fix = isMac ? 'brew install cmake' : apt('cmake');
   if (!version) return { id: 'cmake', title: 'CMake >= 3.25', status: 'fail', detail: 'cmake not found', fix, required: true };
@@ -29,14 +30,14 @@ export async function checkCmake(): Promise<CheckResult> {
   return { id: 'cmake', title: 'CMake >= 3.25', status: ok ? 'pass' : 'fail', detail: `cmake ${version}`, fix, required: true };
 }
 
-export async function checkCompiler(env: Readonly<Record<string, string | undefined>>): Promise<CheckResult> {
+export async function checkCompiler(env: Env): Promise<CheckResult> {
   const cxx = env['CXX'] ?? 'c++';
   const dir = await mkdtemp(path.join(os.tmpdir(), 'msp-cxx-'));
   try {
     const file = path.join(dir, 'probe.cpp');
     await writeFile(file, '#include <span>\n#include <concepts>\ntemplate <std::integral T> T twice(T x) { return 2 * x; }\nint main() { return twice(0); }\n');
-    const ok = (await probe(cxx, ['-std=c++20', '-fsyntax-only', file])) !== null;
-    const version = (await probe(cxx, ['--version']))?.split('\n')[0] ?? 'not found';
+    const ok = (await probe(cxx, ['-std=c++20', '-fsyntax-only', file], env)) !== null;
+    const version = (await probe(cxx, ['--version'], env))?.split('\n')[0] ?? 'not found';
     return {
       id: 'compiler',
       title: 'C++20 compiler',
@@ -50,25 +51,25 @@ export async function checkCompiler(env: Readonly<Record<string, string | undefi
   }
 }
 
-export async function checkNinja(): Promise<CheckResult> {
-  const out = await probe('ninja', ['--version']);
+export async function checkNinja(env: Env): Promise<CheckResult> {
+  const out = await probe('ninja', ['--version'], env);
   return out
     ? { id: 'ninja', title: 'Ninja', status: 'pass', detail: `ninja ${out}`, required: false }
     : { id: 'ninja', title: 'Ninja', status: 'warn', detail: 'not found: builds use Makefiles and show no progress bar', fix: isMac ? 'brew install ninja' : apt('ninja-build'), required: false };
 }
 
-export async function checkCcache(): Promise<CheckResult> {
-  const out = await probe('ccache', ['--version']);
+export async function checkCcache(env: Env): Promise<CheckResult> {
+  const out = await probe('ccache', ['--version'], env);
   return out
     ? { id: 'ccache', title: 'ccache', status: 'pass', detail: out.split('\n')[0] ?? 'found', required: false }
     : { id: 'ccache', title: 'ccache', status: 'warn', detail: 'not found: every fresh build directory compiles from scratch (about 12 min on 2 cores)', fix: isMac ? 'brew install ccache' : apt('ccache'), required: false };
 }
 
-export async function checkBlas(): Promise<CheckResult> {
+export async function checkBlas(env: Env): Promise<CheckResult> {
   if (isMac) return { id: 'blas', title: 'BLAS/LAPACK', status: 'pass', detail: 'Accelerate (macOS)', required: true };
   const dirs = ['/usr/include', '/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas'];
   const has = (name: string) => dirs.some((d) => existsSync(path.join(d, name)));
-  const libs = (await probe('ldconfig', ['-p'])) ?? '';
+  const libs = (await probe('ldconfig', ['-p'], env)) ?? '';
   const missing = [
     has('cblas.h') ? null : 'cblas.h',
     has('lapacke.h') ? null : 'lapacke.h',
@@ -85,10 +86,10 @@ export async function checkBlas(): Promise<CheckResult> {
   };
 }
 
-export async function checkXcode(): Promise<CheckResult[]> {
+export async function checkXcode(env: Env): Promise<CheckResult[]> {
   if (!isMac) return [];
-  const clt = await probe('xcode-select', ['-p']);
-  const metal = await probe('xcrun', ['-sdk', 'macosx', 'metal', '--version']);
+  const clt = await probe('xcode-select', ['-p'], env);
+  const metal = await probe('xcrun', ['-sdk', 'macosx', 'metal', '--version'], env);
   return [
     { id: 'xcode', title: 'Xcode command-line tools', status: clt ? 'pass' : 'fail', detail: clt ?? 'not installed', fix: 'xcode-select --install', required: true },
     {
@@ -126,8 +127,8 @@ export function checkOffline(plan: OfflinePlan): CheckResult[] {
 }
 
 /** The checks `test` needs before it starts a build. */
-export async function buildChecks(env: Readonly<Record<string, string | undefined>>, workdir: string, mlx: boolean): Promise<CheckResult[]> {
-  const checks = await Promise.all([checkCmake(), checkCompiler(env), checkNinja(), checkCcache(), checkDisk(workdir)]);
-  if (mlx) checks.push(await checkBlas(), ...(await checkXcode()));
+export async function buildChecks(env: Env, workdir: string, mlx: boolean): Promise<CheckResult[]> {
+  const checks = await Promise.all([checkCmake(env), checkCompiler(env), checkNinja(env), checkCcache(env), checkDisk(workdir)]);
+  if (mlx) checks.push(await checkBlas(env), ...(await checkXcode(env)));
   return checks;
 }

@@ -97,7 +97,7 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
   const inputs = await loadPlanInputs(ctx.projectRoot, ctx.config);
   const plan = buildPlan(inputs);
   const pinned = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log);
+  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
   if (git === null || !(await git.hasCommit(pinned))) {
     throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${checkoutDir(ctx.workdir)}.`, {
       hint: 'Run `mlx-storage-pr apply` first: format reads MLX\'s .clang-format and the pinned files from the checkout.',

@@ -119,7 +119,7 @@ async function pinnedCMake(git: Git, commit: string): Promise<string | null> {
 export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<LaneResult> {
   const clang = await requireMetalToolchain(options.env, ctx.log, options.platform ?? process.platform);
   const pinned = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log);
+  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
   const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
   const head = git ? await classifyHead(git, pinned) : null;
   if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash) {
@@ -150,7 +150,7 @@ export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<L
 export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Promise<LaneResult> {
   const clang = await requireMetalToolchain(options.env, ctx.log, options.platform ?? process.platform);
   const pinned = ctx.config.upstream.commit;
-  const { git } = await withLock(ctx.workdir, 'check-metal', () => ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log));
+  const { git } = await withLock(ctx.workdir, 'check-metal', () => ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env));
   const tus = (await git.raw(['ls-tree', '--name-only', pinned, 'mlx/backend/metal/']))
     .split('\n')
     .filter((f) => /^mlx\/backend\/metal\/[^/]+\.cpp$/.test(f))

@@ -72,5 +72,5 @@ async function writeIfChanged(file: string, content: string): Promise<void> {
 
 /** Shared cache folder (stand-in dependency folders); outside the workdir so build paths stay comparable. */
 export function cacheRoot(env: Readonly<Record<string, string | undefined>>): string {
-  return env['MLX_STORAGE_PR_CACHE'] ?? path.join(env['XDG_CACHE_HOME'] ?? path.join(os.homedir(), '.cache'), 'mlx-storage-pr');
+  return env['MLX_STORAGE_PR_CACHE'] ?? path.join(env['XDG_CACHE_HOME'] ?? path.join(env['HOME'] ?? os.homedir(), '.cache'), 'mlx-storage-pr');
 }

@@ -50,8 +50,8 @@ export interface BuildSetup {
 }
 
 export async function prepareBuild(ctx: Context, options: TestOptions): Promise<BuildSetup> {
-  const generator = (await probe('ninja', ['--version'])) ? ['-G', 'Ninja'] : [];
-  const ccache = (await probe('ccache', ['--version'])) !== null;
+  const generator = (await probe('ninja', ['--version'], ctx.env)) ? ['-G', 'Ninja'] : [];
+  const ccache = (await probe('ccache', ['--version'], ctx.env)) !== null;
   let dependencies: BuildSetup['dependencies'] = [];
   let notes: string[] = [];
   let offlineArgs: string[] = [];
@@ -90,7 +90,7 @@ export async function prepareBuild(ctx: Context, options: TestOptions): Promise<
  * identical and share cache entries. Dependencies live outside both roots.
  */
 export function treeSpec(ctx: Context, sourceDir: string, buildDir: string, setup: BuildSetup, label: string): BuildSpec {
-  const env: Record<string, string> = setup.ccache ? { CCACHE_BASEDIR: path.dirname(sourceDir) } : {};
+  const env = setup.ccache ? { ...ctx.env, CCACHE_BASEDIR: path.dirname(sourceDir) } : ctx.env;
   return { sourceDir, buildDir, cmakeArgs: setup.cmakeArgs, target: ctx.config.build.target, testBinary: ctx.config.build.testBinary, env, label };
 }
 
@@ -111,7 +111,7 @@ export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, str
     await git.raw(['worktree', 'prune']);
     await git.raw(['worktree', 'add', '--detach', '--force', source, pinned], { echo: true });
   }
-  const base = new Git(source, ctx.log);
+  const base = new Git(source, ctx.log, ctx.env);
   if ((await base.head()) !== pinned || (await base.status()).length > 0) {
     await base.raw(['checkout', '--detach', '--force', pinned], { echo: true });
     await base.raw(['clean', '-fdx', '--quiet']);
@@ -131,7 +131,7 @@ export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, str
  */
 export async function runSuite(ctx: Context, options: TestOptions): Promise<SuiteResult> {
   const stream = ctx.log.stream;
-  const git = await openCheckout(ctx.workdir, ctx.log);
+  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
   if (git === null) {
     throw new UserError('NOT_APPLIED', `No checkout in ${checkoutDir(ctx.workdir)}.`, { hint: 'Run `mlx-storage-pr apply` first.' });
   }
@@ -212,7 +212,7 @@ async function mtime(file: string): Promise<number | null> {
  * options and the test binary are all unchanged since; otherwise null.
  */
 export async function currentSavedRun(ctx: Context, options: TestOptions): Promise<TestData | null> {
-  const git = await openCheckout(ctx.workdir, ctx.log);
+  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
   if (git === null) return null;
   const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
   const setup = await prepareBuild(ctx, options);

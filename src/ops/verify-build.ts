@@ -41,7 +41,7 @@ async function linuxBuild(ctx: Context, options: BuildCheckOptions): Promise<{ c
     return { check: { id: 'linux-build', title, status: blocking ? 'fail' : 'pass', detail, fix: 'mlx-storage-pr test  (lists every failure)', required: true }, data };
   } catch (error) {
     if (!isUserError(error)) throw error;
-    return { check: { id: 'linux-build', title, status: 'fail', detail: error.message.split('\n')[0] ?? error.message, ...(error.hint ? { fix: error.hint } : {}), required: true }, data: null };
+    return { check: { id: 'linux-build', title, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}), required: true }, data: null };
   }
 }
 
@@ -65,7 +65,7 @@ async function withoutImplementation(ctx: Context, options: BuildCheckOptions, f
   try {
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
     return await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
-      const git = await openCheckout(ctx.workdir, ctx.log);
+      const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
       if (git === null) throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
       const vars = ctx.config.variables;
       const plan = testsOnlyPlan(buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config)), [vars.metal_test_file, vars.stub_test_file]);
@@ -81,7 +81,7 @@ async function withoutImplementation(ctx: Context, options: BuildCheckOptions, f
         await git.raw(['worktree', 'prune']);
         await git.raw(['worktree', 'add', '--detach', '--force', source, commit], { echo: true });
       } else {
-        const tree = new Git(source, ctx.log);
+        const tree = new Git(source, ctx.log, ctx.env);
         await tree.raw(['checkout', '--detach', '--force', commit], { echo: true });
         await tree.raw(['clean', '-fdx', '--quiet']);
       }
@@ -105,6 +105,6 @@ async function withoutImplementation(ctx: Context, options: BuildCheckOptions, f
     });
   } catch (error) {
     if (!isUserError(error)) throw error;
-    return { ...base, status: 'fail', detail: error.message.split('\n')[0] ?? error.message, ...(error.hint ? { fix: error.hint } : {}) };
+    return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
   }
 }

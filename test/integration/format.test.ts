@@ -5,7 +5,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
-import { git, runCli } from '../support/repos.js';
+import { git, pathWith, runCli } from '../support/repos.js';
 
 function hasCMakeFormat(): boolean {
   try {
@@ -96,7 +96,8 @@ describe('format', () => {
   });
 
   it('says CMake files were not checked, never passes them silently, when cmake-format 0.6.13 is missing', async () => {
-    const result = await runCli(['format'], { cwd: project, env: { PATH: '/nonexistent' } });
+    // Only git on this PATH: no cmake-format, uvx or pipx.
+    const result = await runCli(['format'], { cwd: project, env: { PATH: pathWith('git') } });
     expect(result.stdout).toContain(
       'n/c   cmake-format: mlx/backend/metal/CMakeLists.txt (patches/0002-metal-cmake.patch): not checked: cmake-format 0.6.13 not found (pip install cmakelang==0.6.13)',
     );

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
-import { runCli } from '../support/repos.js';
+import { pathWith, runCli } from '../support/repos.js';
 
 let project: string;
-// No compiler, cmake-format, uvx or pipx on this PATH: those checks cannot run.
-const bare = { PATH: '/nonexistent' };
+// Only git on this PATH: no cmake, compiler, clang, cmake-format, uvx or pipx, so those checks cannot run.
+const bare = { PATH: pathWith('git') };
 
 const verify = (...extra: string[]) => runCli(['verify', '--json', ...extra], { cwd: project, env: bare });
 const byId = (json: { checks: Array<{ id: string; status: string; required: boolean; detail: string }> }) => Object.fromEntries(json.checks.map((c) => [c.id, c]));
@@ -43,11 +43,10 @@ describe('verify', () => {
     expect(checks['metal-typecheck']).toMatchObject({ status: 'not-checked', required: false });
     expect(checks['metal-typecheck']?.detail).toContain('clang >= 19');
     expect(checks['pr-files']).toMatchObject({ status: 'fail', detail: 'missing pr/description.md, pr/commit-message.txt' });
-    // No cmake on this PATH: the build checks cannot pass, and they are required.
-    expect(checks['linux-build']).toMatchObject({ required: true });
-    expect(checks['linux-build']?.status).not.toBe('pass');
-    expect(checks['tests-fail-without-implementation']).toMatchObject({ required: true });
-    expect(checks['tests-fail-without-implementation']?.status).not.toBe('pass');
+    // No cmake on this PATH: the build checks fail for exactly that reason, and they are required.
+    expect(checks['linux-build']).toMatchObject({ status: 'fail', required: true });
+    expect(checks['linux-build']?.detail).toContain('CMake >= 3.25: cmake not found');
+    expect(checks['tests-fail-without-implementation']).toMatchObject({ status: 'not-checked', required: true, detail: 'needs a passing Linux build first' });
 
     const human = await runCli(['verify'], { cwd: project, env: bare });
     expect(human.stdout).toContain('FAIL C++ formatting (clang-format):');

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -32,6 +32,16 @@ export function tempDir(prefix = 'msp-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   created.push(dir);
   return dir;
+}
+
+/** A PATH that holds only the named programs of this machine (symlinked into a temp folder). */
+export function pathWith(...programs: string[]): string {
+  const bin = tempDir('msp-bin-');
+  for (const program of programs) {
+    const found = execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim();
+    symlinkSync(found, path.join(bin, program));
+  }
+  return bin;
 }
 
 export function git(dir: string, ...args: string[]): string {

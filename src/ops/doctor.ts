@@ -65,16 +65,37 @@ export async function checkCcache(env: Env): Promise<CheckResult> {
     : { id: 'ccache', title: 'ccache', status: 'warn', detail: 'not found: every fresh build directory compiles from scratch (about 12 min on 2 cores)', fix: isMac ? 'brew install ccache' : apt('ccache'), required: false };
 }
 
-export async function checkBlas(env: Env): Promise<CheckResult> {
+/** Where Debian, Ubuntu and Fedora put BLAS/LAPACK headers and libraries; CMake's FindBLAS looks there too. */
+export const BLAS_SEARCH = {
+  headerDirs: ['/usr/include', '/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas', '/usr/local/include'],
+  libDirs: ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/usr/local/lib'],
+  // ldconfig lives in /sbin, which a normal user's PATH often lacks; PATH is the last resort.
+  ldconfig: ['/sbin/ldconfig', '/usr/sbin/ldconfig', 'ldconfig'],
+};
+
+/**
+ * BLAS/LAPACK headers and libraries, found by looking in the usual folders
+ * and in ldconfig's cache (ldconfig run by its full path, so the check does
+ * not depend on PATH).
+ */
+export async function checkBlas(env: Env, search: typeof BLAS_SEARCH = BLAS_SEARCH): Promise<CheckResult> {
   if (isMac) return { id: 'blas', title: 'BLAS/LAPACK', status: 'pass', detail: 'Accelerate (macOS)', required: true };
-  const dirs = ['/usr/include', '/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas'];
-  const has = (name: string) => dirs.some((d) => existsSync(path.join(d, name)));
-  const libs = (await probe('ldconfig', ['-p'], env)) ?? '';
+  const has = (name: string) => search.headerDirs.some((d) => existsSync(path.join(d, name)));
+  const hasLib = (names: string[]) => search.libDirs.some((d) => names.some((n) => existsSync(path.join(d, n))));
+  let cache = '';
+  for (const ldconfig of search.ldconfig) {
+    if (path.isAbsolute(ldconfig) && !existsSync(ldconfig)) continue;
+    const out = await probe(ldconfig, ['-p'], env);
+    if (out !== null) {
+      cache = out;
+      break;
+    }
+  }
   const missing = [
     has('cblas.h') ? null : 'cblas.h',
     has('lapacke.h') ? null : 'lapacke.h',
-    /lib(open)?blas\.so/.test(libs) ? null : 'libblas',
-    /liblapack\.so/.test(libs) ? null : 'liblapack',
+    hasLib(['libblas.so', 'libopenblas.so']) || /lib(open)?blas\.so\s/.test(cache) ? null : 'libblas',
+    hasLib(['liblapack.so']) || /liblapack\.so\s/.test(cache) ? null : 'liblapack',
   ].filter((x): x is string => x !== null);
   return {
     id: 'blas',

@@ -11,10 +11,15 @@ export interface CompileResult {
   seconds: number;
 }
 
-/** `<clang> --version`, or null when it does not run. */
-export async function clangVersionText(command: string, env: Env): Promise<string | null> {
+/** `<clang> --version`, or why it did not run: `missing` when there is no such program. */
+export async function clangVersionText(command: string, env: Env): Promise<{ text: string } | { text: null; missing: boolean; error: string }> {
   const result = await execa(command, ['--version'], { reject: false, env: { ...env }, extendEnv: false, timeout: 30_000 });
-  return result.exitCode === 0 ? String(result.stdout) : null;
+  if (result.exitCode === 0) return { text: String(result.stdout) };
+  const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return { text: null, missing: true, error: 'not found' };
+  const said = String(result.stderr ?? '').trim().split('\n')[0] ?? '';
+  const how = result.exitCode !== undefined ? `exit ${result.exitCode}` : (code ?? result.signal ?? 'did not start');
+  return { text: null, missing: false, error: said ? `${how}: ${said}` : how };
 }
 
 /** `_LIBCPP_VERSION` as `<clang> -stdlib=libc++` sees it, or the compiler's complaint. */

@@ -23,7 +23,7 @@ export const checkMetalSpec: CommandSpec = {
       .epilog(
         'Runs `clang++ -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks` with the flags MLX\'s CMake gives Metal TUs, metal-cpp and shims/include ' +
           '(stand-ins for the Apple system headers metal-cpp includes) over variables.source_path and variables.metal_test_file. ' +
-          'Needs clang >= 19 and libc++ >= 19 (Debian/Ubuntu: sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev; CLANGXX picks the compiler), ' +
+          'Needs clang >= 19 and libc++ >= 19 (Debian/Ubuntu: sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev; CLANGXX picks the compiler, and then only that one is used), ' +
           'and fmt/doctest headers (libfmt-dev, doctest-dev, or --include). On macOS Xcode\'s clang and the SDK headers are used instead of the shims.\n\n' +
           'Blind spots: uint64_t is unsigned long on Linux but unsigned long long on macOS, so overloads and format strings that clash on one platform only ' +
           'are not caught; there is no link step (undefined symbols, missing Objective-C classes or selectors); the target is x86_64 Linux, so ' +

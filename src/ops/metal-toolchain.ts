@@ -31,32 +31,56 @@ export function metalToolchainInstall(platform: NodeJS.Platform): string {
   return 'sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev (Debian/Ubuntu; elsewhere install clang >= 19 with libc++ >= 19)';
 }
 
-function candidates(env: Env): string[] {
-  const names = ['clang++-22', 'clang++-21', 'clang++-20', 'clang++-19', 'clang++'];
-  const preferred = env['CLANGXX'];
-  return preferred ? [preferred, ...names.filter((n) => n !== preferred)] : names;
+const CANDIDATES = ['clang++-22', 'clang++-21', 'clang++-20', 'clang++-19', 'clang++'];
+
+const CLANG_TITLE = 'clang for the Metal type-check';
+const LIBCXX_TITLE = 'libc++ for the Metal type-check';
+
+/** The fix when `CLANGXX` names a compiler that does not do. */
+function clangxxFix(platform: NodeJS.Platform): string {
+  return `Point CLANGXX at a clang++ >= ${MIN_CLANG_MAJOR} with libc++ >= ${MIN_LIBCXX_MAJOR}, or unset it to search PATH (${CANDIDATES.join(', ')}). To install one: ${metalToolchainInstall(platform)}`;
 }
 
 /**
  * Finds a clang++ >= 19 whose `-stdlib=libc++` has libc++ >= 19 (on macOS,
- * Xcode's clang and its libc++). `CLANGXX` is tried first. The result holds
- * one check each for clang and libc++, with the install command as the fix.
+ * Xcode's clang and its libc++). `CLANGXX`, when set, is the only candidate:
+ * an explicit choice that fails is reported as such, never replaced by
+ * another compiler. The result holds one check each for clang and libc++,
+ * with the fix.
  */
 export async function findMetalToolchain(options: { env: Env; log: Logger; platform?: NodeJS.Platform; required?: boolean }): Promise<ToolchainLookup> {
   const platform = options.platform ?? process.platform;
   const log = options.log;
   const required = options.required ?? false;
-  const fix = metalToolchainInstall(platform);
+  const chosen = options.env['CLANGXX'];
+  const explicit = chosen !== undefined && chosen !== '';
+  const fix = explicit ? clangxxFix(platform) : metalToolchainInstall(platform);
   const seen: string[] = [];
   let clangOnly: { command: string; version: string; libcxxProblem: string } | null = null;
+  const chosenFails = (detail: string): ToolchainLookup => ({
+    toolchain: null,
+    checks: [
+      { id: 'metal-clang', title: CLANG_TITLE, status: 'fail', detail: `CLANGXX=${chosen}: ${detail}`, fix, required },
+      { id: 'metal-libcxx', title: LIBCXX_TITLE, status: 'not-checked', detail: `not checked: CLANGXX=${chosen} does not work`, fix, required },
+    ],
+  });
 
-  for (const command of candidates(options.env)) {
-    const text = await clangVersionText(command, options.env);
-    if (text === null) continue;
+  for (const command of explicit ? [chosen] : CANDIDATES) {
+    const ran = await clangVersionText(command, options.env);
+    if (ran.text === null) {
+      if (!explicit) continue;
+      if (ran.missing) return chosenFails(command.includes('/') ? 'no such file' : 'not found on PATH');
+      return chosenFails(`cannot run \`${command} --version\` (${ran.error})`);
+    }
+    const text = ran.text;
     const parsed = parseClangVersion(text);
-    if (parsed === null) continue;
+    if (parsed === null) {
+      if (explicit) return chosenFails(`\`${command} --version\` does not name a clang version ("${text.trim().split('\n')[0] ?? ''}")`);
+      continue;
+    }
     const accepted = parsed.major >= MIN_CLANG_MAJOR || (platform === 'darwin' && parsed.apple);
     if (!accepted) {
+      if (explicit) return chosenFails(`clang ${parsed.version} is older than ${MIN_CLANG_MAJOR}`);
       seen.push(`${command} ${parsed.version}`);
       continue;
     }
@@ -68,8 +92,8 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
       return {
         toolchain,
         checks: [
-          { id: 'metal-clang', title: 'clang for the Metal type-check', status: 'pass', detail: `${command} ${parsed.version}${parsed.apple ? ' (Apple)' : ''}`, required },
-          { id: 'metal-libcxx', title: 'libc++ for the Metal type-check', status: 'pass', detail: `libc++ ${lib.version} (${command} -stdlib=libc++)`, required },
+          { id: 'metal-clang', title: CLANG_TITLE, status: 'pass', detail: `${explicit ? 'CLANGXX=' : ''}${command} ${parsed.version}${parsed.apple ? ' (Apple)' : ''}`, required },
+          { id: 'metal-libcxx', title: LIBCXX_TITLE, status: 'pass', detail: `libc++ ${lib.version} (${command} -stdlib=libc++)`, required },
         ],
       };
     }
@@ -77,10 +101,10 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
   }
 
   const clangCheck: CheckResult = clangOnly
-    ? { id: 'metal-clang', title: 'clang for the Metal type-check', status: 'pass', detail: `${clangOnly.command} ${clangOnly.version}`, required }
+    ? { id: 'metal-clang', title: CLANG_TITLE, status: 'pass', detail: `${explicit ? 'CLANGXX=' : ''}${clangOnly.command} ${clangOnly.version}`, required }
     : {
         id: 'metal-clang',
-        title: 'clang for the Metal type-check',
+        title: CLANG_TITLE,
         status: 'fail',
         detail: `no clang++ >= ${MIN_CLANG_MAJOR} found${seen.length ? ` (found ${seen.join(', ')})` : ''}; set CLANGXX to use another compiler`,
         fix,
@@ -88,8 +112,8 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
       };
   const libCheck: CheckResult = {
     id: 'metal-libcxx',
-    title: 'libc++ for the Metal type-check',
-    status: 'fail',
+    title: LIBCXX_TITLE,
+    status: clangOnly ? 'fail' : 'not-checked',
     detail: clangOnly ? `${clangOnly.command}: ${clangOnly.libcxxProblem}; libstdc++ gives false errors with metal-cpp` : `not checked without clang++ >= ${MIN_CLANG_MAJOR}`,
     fix,
     required,
@@ -107,8 +131,9 @@ export async function requireMetalToolchain(env: Env, log: Logger, platform: Nod
   const { toolchain, checks } = await findMetalToolchain({ env, platform, log, required: true });
   if (toolchain) return toolchain;
   const failed = checks.filter((c) => c.status !== 'pass');
+  const explicit = env['CLANGXX'] !== undefined && env['CLANGXX'] !== '';
   throw new UserError('TOOL_MISSING', `The Metal type-check needs clang >= ${MIN_CLANG_MAJOR} with libc++ >= ${MIN_LIBCXX_MAJOR}: ${failed.map((c) => c.detail).join('; ')}.`, {
-    hint: `Install them: ${metalToolchainInstall(platform)}`,
+    hint: explicit ? clangxxFix(platform) : `Install them: ${metalToolchainInstall(platform)}`,
     details: { checks },
   });
 }

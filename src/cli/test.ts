@@ -29,14 +29,27 @@ export const testSpec: CommandSpec = {
 };
 
 export const doctorSpec: CommandSpec = {
-  name: 'doctor',
-  describe: 'Check the machine: cmake, C++20 compiler, ninja, ccache, BLAS/LAPACK or Xcode, disk, offline dependencies',
+  name: 'doctor [commands..]',
+  describe: 'Check that the machine has what each command needs (all commands, or the ones named); exit 9 when one is not ready',
   builder: (y) =>
     y
-      .option('offline', { type: 'boolean', default: false, describe: 'Also check the dependencies an offline build needs' })
-      .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies' }),
+      .positional('commands', { type: 'string', array: true, describe: 'apply, test, format, check-metal, verify (status and reset need what apply needs); none: all' })
+      .option('offline', { type: 'boolean', default: false, describe: 'Require the local dependencies that test --offline needs' })
+      .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies, as for test; implies --offline' })
+      .example('$0 doctor', 'what every command needs, and which commands are ready')
+      .example('$0 doctor test --offline', 'exit 0 only when test --offline can run here')
+      .epilog(
+        'Each check is listed under the first named command that needs it: ok, FAIL (the command cannot run without it) or opt (the command runs without it, ' +
+          'and the line says what it then does). Exit 0 when every named command is ready, 9 when one is not.',
+      ),
   load: async () => {
     const { doctor } = await import('../commands/doctor.js');
-    return (o) => doctor({ ...o, offline: o['offline'] === true, depsDir: o['depsDir'] as string | undefined });
+    return (o) =>
+      doctor({
+        ...o,
+        commands: ((o['commands'] as unknown[] | undefined) ?? []).map(String),
+        offline: o['offline'] === true,
+        depsDir: o['depsDir'] as string | undefined,
+      });
   },
 };

@@ -1,34 +1,48 @@
 import path from 'node:path';
 
-import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
-import { ExitCode } from '../core/errors.js';
-import { buildChecks, checkOffline } from '../ops/doctor.js';
-import { metalToolchainChecks } from '../ops/metal-toolchain.js';
-import { cacheRoot, probeOffline } from '../ops/offline.js';
+import { askedCommands, doctorReport, DOCTOR_COMMANDS, neededIds, type CommandReadiness, type DoctorCommand } from '../core/doctor.js';
+import type { CheckResult } from '../core/checks.js';
+import { ExitCode, UserError } from '../core/errors.js';
+import { machineChecks } from '../ops/readiness.js';
+import { cacheRoot } from '../ops/offline.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface DoctorOptions extends GlobalOptions {
+  /** The commands to check the machine for; none means all. */
+  commands?: string[] | undefined;
   offline?: boolean | undefined;
   depsDir?: string | undefined;
 }
 
 export interface DoctorData {
   command: 'doctor';
+  /** True when every asked command has what it requires. */
+  ready: boolean;
+  asked: DoctorCommand[];
+  commands: CommandReadiness[];
   checks: CheckResult[];
 }
 
 export async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
-  const ctx = await loadContext(options);
-  const checks = await buildChecks(options.env, ctx.workdir, true);
-  if (options.offline || options.depsDir) {
-    checks.push(...checkOffline(probeOffline(options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined, path.join(cacheRoot(options.env), 'deps'))));
+  const { commands, unknown } = askedCommands(options.commands ?? []);
+  if (unknown.length) {
+    throw new UserError('USAGE', `doctor: no command named ${unknown.map((u) => `"${u}"`).join(', ')}.`, {
+      hint: `Name one or more of: ${DOCTOR_COMMANDS.join(', ')} (status and reset need what apply needs), or none for all.`,
+    });
   }
-  // The Metal type-check lane is optional for building, so its toolchain is not required here.
-  checks.push(...(await metalToolchainChecks({ env: options.env, log: ctx.log, required: false })));
-  const ok = checksPass(checks);
+  const ctx = await loadContext(options);
+  const offline = options.offline === true || options.depsDir !== undefined;
+  const results = await machineChecks(neededIds(commands, { offline }), {
+    env: ctx.env,
+    workdir: ctx.workdir,
+    log: ctx.log,
+    depsDir: options.depsDir === undefined ? undefined : path.resolve(options.cwd, options.depsDir),
+    generatedRoot: path.join(cacheRoot(ctx.env), 'deps'),
+  });
+  const report = doctorReport(commands, results, { offline });
   return {
-    data: { command: 'doctor', checks },
-    lines: [...formatChecks(checks), ok ? 'Ready to build and test MLX.' : 'Fix the FAIL lines above, then run `mlx-storage-pr doctor` again.'],
-    exitCode: ok ? ExitCode.ok : ExitCode.toolMissing,
+    data: { command: 'doctor', ready: report.ready, asked: commands, commands: report.commands, checks: report.checks },
+    lines: report.lines,
+    exitCode: report.ready ? ExitCode.ok : ExitCode.toolMissing,
   };
 }

@@ -51,7 +51,7 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
     const download = /(Failed to download|error: downloading|Could not resolve host|unable to access 'https?:|Failed to connect to|Network is unreachable)/i.test(result.tail);
     throw new UserError('CONFIGURE_FAILED', `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.tail, 20)}`, {
       hint: download
-        ? 'Use --offline to build from system packages (see `mlx-storage-pr doctor --offline`), or --deps-dir <dir> with local copies.'
+        ? 'Use --offline to build from system packages (`mlx-storage-pr doctor test --offline` says whether this machine has them), or --deps-dir <dir> with local copies.'
         : `Read the full log: ${logs.configure}`,
       details: { log: logs.configure },
     });

@@ -9,8 +9,8 @@ import { probe } from '../adapters/process.js';
 import type { CheckResult } from '../core/checks.js';
 import type { OfflinePlan } from '../core/offline.js';
 
-const apt = (pkgs: string) => `sudo apt-get install ${pkgs}`;
-const isMac = process.platform === 'darwin';
+export const apt = (pkgs: string) => `sudo apt-get install ${pkgs}`;
+export const isMac = process.platform === 'darwin';
 
 export function versionAtLeast(found: string, wanted: string): boolean {
   const a = found.split('.').map(Number);

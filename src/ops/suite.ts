@@ -148,7 +148,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
   if (!checksPass(checks)) {
     throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {
-      hint: 'Run the fix commands above (`mlx-storage-pr doctor` lists every check).',
+      hint: 'Run the fix commands above (`mlx-storage-pr doctor test` lists every check).',
       details: { checks },
     });
   }

@@ -4,9 +4,83 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { checkBlas } from '../../src/ops/doctor.js';
-import { FIXTURES, runCli, tempDir } from '../support/repos.js';
+import { FIXTURES, pathWith, runCli, tempDir } from '../support/repos.js';
 
 const byId = (json: { checks: Array<{ id: string; status: string }> }) => Object.fromEntries(json.checks.map((c) => [c.id, c]));
+const readiness = (json: { commands: Array<{ command: string; ready: boolean; missing: string[]; optionalMissing: string[] }> }) =>
+  Object.fromEntries(json.commands.map((c) => [c.command, c]));
+const doctor = (args: string[], PATH: string) => runCli(['doctor', ...args], { cwd: FIXTURES, env: { PATH } });
+
+describe('doctor', () => {
+  it('marks what a command can do without as optional, not FAIL, and calls the command ready', async () => {
+    // Only git: no cmake-format, uvx or pipx; clang-format is bundled.
+    const PATH = pathWith('git');
+    const human = await doctor(['format'], PATH);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('format: ready\n');
+    expect(human.stdout).toMatch(/^ {2}opt {2}cmake-format 0\.6\.13: cmake-format 0\.6\.13 not found .*\(optional: without it, CMake files are reported as not checked\)$/m);
+    expect(human.stdout).not.toContain('FAIL');
+    expect(human.stdout).toContain('Ready: format.');
+    const json = (await doctor(['format', '--json'], PATH)).json;
+    expect(json).toMatchObject({ ok: true, ready: true, asked: ['format'] });
+    expect(readiness(json)['format']).toMatchObject({ ready: true, missing: [], optionalMissing: ['cmake-format'] });
+  });
+
+  it('says verify is not ready without cmake-format and Sphinx, names the fixes and exits 9', async () => {
+    const PATH = pathWith('git');
+    const result = await doctor(['verify', '--json'], PATH);
+    expect(result.code).toBe(9);
+    expect(result.json).toMatchObject({ ok: false, ready: false, asked: ['verify'] });
+    expect(readiness(result.json)['verify']?.missing).toEqual(expect.arrayContaining(['cmake', 'cmake-format', 'sphinx']));
+    const checks = byId(result.json);
+    expect(checks['sphinx']).toMatchObject({ status: 'fail', required: true, fix: process.platform === 'darwin' ? 'pip install sphinx' : 'sudo apt-get install python3-sphinx' });
+    expect(checks['cmake-format']).toMatchObject({ status: 'fail', required: true });
+    // The Metal type-check is optional for verify unless asked for.
+    expect(checks['metal-clang']).toMatchObject({ required: false });
+    const human = await doctor(['verify'], PATH);
+    expect(human.code).toBe(9);
+    expect(human.stdout).toContain('verify: NOT READY\n');
+    expect(human.stdout).toMatch(/^ {2}FAIL Sphinx \(sphinx-build\): sphinx-build not found$/m);
+    expect(human.stdout).toMatch(/^Not ready: verify \(needs .*cmake-format 0\.6\.13.*Sphinx \(sphinx-build\).*\)\.$/m);
+    expect(human.stdout).not.toContain('Ready: ');
+  });
+
+  it('checks only what the named commands need, and every command when none is named', async () => {
+    const PATH = pathWith('git');
+    const apply = await doctor(['apply', '--json'], PATH);
+    expect(apply.code).toBe(0);
+    expect(apply.json.checks.map((c: { id: string }) => c.id)).toEqual(['git']);
+    const all = await doctor(['--json'], PATH);
+    expect(all.code).toBe(9);
+    expect(all.json.asked).toEqual(['apply', 'test', 'format', 'check-metal', 'verify']);
+    expect(readiness(all.json)['apply']).toMatchObject({ ready: true });
+    expect(readiness(all.json)['check-metal']).toMatchObject({ ready: false, missing: ['metal-clang', 'metal-libcxx'] });
+  });
+
+  it('fails a command whose required tool is missing: apply without git', async () => {
+    const result = await doctor(['apply'], path.join(tempDir(), 'empty-bin'));
+    expect(result.code).toBe(9);
+    expect(result.stdout).toContain('apply: NOT READY\n  FAIL git: git not found\n');
+  });
+
+  it('requires the offline dependencies only when asked for --offline', async () => {
+    const PATH = pathWith('git');
+    const plain = await runCli(['doctor', 'test', '--json'], { cwd: FIXTURES, env: { PATH } });
+    const offline = await runCli(['doctor', 'test', '--offline', '--json'], { cwd: FIXTURES, env: { PATH } });
+    const offlineChecks = (json: { checks: Array<{ id: string; required: boolean }> }) => json.checks.filter((c) => c.id.startsWith('offline-'));
+    expect(offlineChecks(plain.json).length).toBeGreaterThan(0);
+    expect(offlineChecks(plain.json).every((c) => !c.required)).toBe(true);
+    expect(offlineChecks(offline.json).every((c) => c.required)).toBe(true);
+  });
+
+  it('rejects a command it does not know as a usage error', async () => {
+    const result = await doctor(['tset', '--json'], pathWith('git'));
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'USAGE' });
+    expect(result.json.error.message).toContain('"tset"');
+    expect(result.json.error.hint).toContain('apply, test, format, check-metal, verify');
+  });
+});
 
 const blasInstalled = process.platform === 'linux' && ['/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h', '/usr/include/cblas.h'].some(existsSync) && existsSync('/usr/include/lapacke.h');
 const blasReason = 'skipped: needs Linux with libopenblas-dev and liblapacke-dev installed';
@@ -14,7 +88,7 @@ if (!blasInstalled) console.warn(`doctor BLAS/LAPACK: ${blasReason}`);
 
 describe.skipIf(!blasInstalled)(blasInstalled ? 'doctor on Linux with BLAS/LAPACK installed' : `doctor BLAS/LAPACK (${blasReason})`, () => {
   it('finds the libraries on a user PATH without /sbin, where ldconfig lives', async () => {
-    const result = await runCli(['doctor', '--json'], { cwd: FIXTURES, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    const result = await runCli(['doctor', 'test', '--json'], { cwd: FIXTURES, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
     expect(byId(result.json)['blas']).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
   });
 });

@@ -1,0 +1,76 @@
+import { loadClangFormat } from '../adapters/clang-format.js';
+import { findCMakeFormat } from '../adapters/cmake-format.js';
+import type { Env } from '../adapters/env.js';
+import type { Logger } from '../adapters/log.js';
+import { probe } from '../adapters/process.js';
+import type { CheckResult } from '../core/checks.js';
+import { apt, checkBlas, checkCcache, checkCmake, checkCompiler, checkDisk, checkNinja, checkOffline, checkXcode, isMac } from './doctor.js';
+import { DEFAULT_CMAKE_FORMAT } from './format.js';
+import { metalToolchainChecks } from './metal-toolchain.js';
+import { probeOffline } from './offline.js';
+
+/**
+ * The machine checks for every command (`doctor`): the build checks `test`
+ * runs before a build, plus git, the formatters, Sphinx and the Metal
+ * type-check toolchain.
+ */
+export async function checkGit(env: Env): Promise<CheckResult> {
+  const out = await probe('git', ['--version'], env);
+  return out
+    ? { id: 'git', title: 'git', status: 'pass', detail: out.split('\n')[0] ?? out, required: true }
+    : { id: 'git', title: 'git', status: 'fail', detail: 'git not found', fix: isMac ? 'xcode-select --install' : apt('git'), required: true };
+}
+
+/** Sphinx, which builds the docs the PR changes. */
+export async function checkSphinx(env: Env): Promise<CheckResult> {
+  const out = await probe('sphinx-build', ['--version'], env);
+  return out
+    ? { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'pass', detail: out.split('\n')[0] ?? out, required: true }
+    : { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'fail', detail: 'sphinx-build not found', fix: isMac ? 'pip install sphinx' : apt('python3-sphinx'), required: true };
+}
+
+/** cmake-format at the version MLX pins, on PATH or through uvx/pipx. */
+export async function checkCMakeFormat(env: Env, log: Logger): Promise<CheckResult> {
+  const title = `cmake-format ${DEFAULT_CMAKE_FORMAT}`;
+  const found = await findCMakeFormat(DEFAULT_CMAKE_FORMAT, env, log);
+  if (found.tool) return { id: 'cmake-format', title, status: 'pass', detail: found.tool.command.join(' '), required: true };
+  const fix = `pip install cmakelang==${DEFAULT_CMAKE_FORMAT}${isMac ? '' : ` (Debian 12: ${apt('cmake-format')})`}`;
+  return { id: 'cmake-format', title, status: 'fail', detail: found.reason, fix, required: true };
+}
+
+/** The clang-format bundled as WebAssembly: nothing to install, but it must load. */
+export async function checkClangFormat(): Promise<CheckResult> {
+  try {
+    const cf = await loadClangFormat();
+    return { id: 'clang-format', title: 'clang-format', status: 'pass', detail: `${cf.version} (bundled WebAssembly)`, required: true };
+  } catch (error) {
+    return { id: 'clang-format', title: 'clang-format', status: 'fail', detail: `the bundled clang-format does not load: ${(error as Error).message}`, fix: 'npm ci', required: true };
+  }
+}
+
+/**
+ * Runs the machine checks whose ids (or id prefixes, such as `offline-`) are
+ * in `wanted`, in a fixed order.
+ */
+export async function machineChecks(
+  wanted: ReadonlySet<string>,
+  o: { env: Env; workdir: string; log: Logger; depsDir: string | undefined; generatedRoot: string },
+): Promise<CheckResult[]> {
+  const want = (id: string) => wanted.has(id);
+  const groups = await Promise.all([
+    want('git') ? checkGit(o.env).then((c) => [c]) : [],
+    want('cmake') ? checkCmake(o.env).then((c) => [c]) : [],
+    want('compiler') ? checkCompiler(o.env).then((c) => [c]) : [],
+    want('blas') ? checkBlas(o.env).then((c) => [c]) : [],
+    want('xcode') || want('metal') ? checkXcode(o.env) : [],
+    want('disk') ? checkDisk(o.workdir).then((c) => [c]) : [],
+    want('ninja') ? checkNinja(o.env).then((c) => [c]) : [],
+    want('ccache') ? checkCcache(o.env).then((c) => [c]) : [],
+    want('offline-') ? checkOffline(probeOffline(o.depsDir, o.generatedRoot)) : [],
+    want('clang-format') ? checkClangFormat().then((c) => [c]) : [],
+    want('cmake-format') ? checkCMakeFormat(o.env, o.log).then((c) => [c]) : [],
+    want('sphinx') ? checkSphinx(o.env).then((c) => [c]) : [],
+    want('metal-clang') || want('metal-libcxx') ? metalToolchainChecks({ env: o.env, log: o.log }) : [],
+  ]);
+  return groups.flat();
+}

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'PATH_ESCAPES_CHECKOUT'
   | 'SERIES_INVALID'
   | 'SOURCE_UNREACHABLE'
+  | 'SOURCE_NOT_REPOSITORY'
   | 'COMMIT_NOT_FOUND'
   | 'HEAD_MISMATCH'
   | 'CHECKOUT_INVALID'
@@ -44,6 +45,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   PATH_ESCAPES_CHECKOUT: ExitCode.config,
   SERIES_INVALID: ExitCode.config,
   SOURCE_UNREACHABLE: ExitCode.source,
+  SOURCE_NOT_REPOSITORY: ExitCode.source,
   COMMIT_NOT_FOUND: ExitCode.source,
   HEAD_MISMATCH: ExitCode.source,
   CHECKOUT_INVALID: ExitCode.source,

@@ -57,7 +57,7 @@ export async function ensureCheckout(
   try {
     if (!existing) await git.init();
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
-    await fetchPinned(git, source, commit);
+    await fetchPinned(git, source, commit, log);
     if (!existing) {
       await git.checkoutDetached(commit);
       await rename(dir, target);
@@ -70,7 +70,10 @@ export async function ensureCheckout(
   return { git: result, created: !existing, fetched: true, head: await classifyHead(result, commit) };
 }
 
-async function fetchPinned(git: Git, source: Source, commit: string): Promise<void> {
+/** What git says when the other side is there but is not a repository. */
+const NOT_A_REPOSITORY = /does not appear to be a git repository|not a git repository|repository '[^']*' not found|Repository not found/i;
+
+async function fetchPinned(git: Git, source: Source, commit: string, log: Logger): Promise<void> {
   if (source.kind === 'path' && !existsSync(source.display)) {
     throw new UserError('SOURCE_UNREACHABLE', `The MLX source ${source.display} does not exist.`, {
       hint: 'Pass --mlx-repo <path-or-url> (or set MLX_REPO) to an MLX git repository or mirror.',
@@ -80,14 +83,30 @@ async function fetchPinned(git: Git, source: Source, commit: string): Promise<vo
     await git.fetchCommit(source.location, commit, { depth: 1 });
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
-    const reachable = await git.lsRemote(source.location).then(
-      () => true,
-      () => false,
+    log.debug(`git fetch said:\n${lastLines(error.stderr, 5)}`);
+    const remote = await git.lsRemote(source.location).then(
+      () => null,
+      (lsError: unknown) => {
+        if (lsError instanceof GitCommandError) return lsError;
+        throw lsError;
+      },
     );
-    if (!reachable) {
-      throw new UserError('SOURCE_UNREACHABLE', `Cannot read the MLX source ${source.display}.`, {
-        hint: 'Check the network, or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.',
-        details: { source: source.display, stderr: lastLines(error.stderr, 5) },
+    if (remote !== null) {
+      const said = lastLines(remote.stderr, 5);
+      log.debug(`git ls-remote said:\n${said}`);
+      const details = { source: source.display, stderr: said };
+      if (NOT_A_REPOSITORY.test(said)) {
+        throw new UserError('SOURCE_NOT_REPOSITORY', `The MLX source ${source.display} is not a git repository.`, {
+          hint: 'Pass --mlx-repo <path-or-url> (or set MLX_REPO) naming an MLX clone or a bare mirror (git clone --mirror https://github.com/ml-explore/mlx.git); --verbose shows git\'s message.',
+          details,
+        });
+      }
+      throw new UserError('SOURCE_UNREACHABLE', `Cannot ${source.kind === 'path' ? 'read' : 'reach'} the MLX source ${source.display}.`, {
+        hint:
+          source.kind === 'path'
+            ? 'Check that you can read that folder, or pass --mlx-repo <path> (or MLX_REPO) naming another MLX repository or mirror; --verbose shows git\'s message.'
+            : 'Check the network (--verbose shows git\'s message), or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.',
+        details,
       });
     }
     throw new UserError('COMMIT_NOT_FOUND', `The MLX source ${source.display} does not contain the pinned commit ${commit}.`, {

@@ -204,6 +204,26 @@ describe('apply', () => {
     expect(existsSync(checkout)).toBe(false);
   });
 
+  it('tells a folder that is not a git repository from a source it cannot reach; --verbose shows git\'s message', async () => {
+    const folder = tempDir('msp-not-a-repo-');
+    writeFileSync(path.join(folder, 'README.md'), 'not MLX\n');
+    const plain = await runCli(['apply', '--mlx-repo', folder, '--json'], { cwd: project });
+    expect(plain.code).toBe(5);
+    expect(plain.json.error).toMatchObject({ code: 'SOURCE_NOT_REPOSITORY', message: `The MLX source ${folder} is not a git repository.` });
+    expect(plain.json.error.hint).toContain('git clone --mirror');
+    expect(plain.json.error.hint).not.toContain('network');
+    expect(plain.stderr).not.toContain('does not appear to be a git repository');
+    const verbose = await runCli(['apply', '--mlx-repo', folder, '--verbose'], { cwd: project });
+    expect(verbose.code).toBe(5);
+    expect(verbose.stderr).toContain(`'${folder}' does not appear to be a git repository`);
+
+    const closed = await runCli(['apply', '--mlx-repo', 'http://127.0.0.1:9/mlx.git', '--verbose', '--json'], { cwd: project });
+    expect(closed.json.error).toMatchObject({ code: 'SOURCE_UNREACHABLE', message: 'Cannot reach the MLX source http://127.0.0.1:9/mlx.git.' });
+    expect(closed.json.error.hint).toContain('network');
+    expect(closed.stderr).toMatch(/Failed to connect to 127\.0\.0\.1 port 9|Could not connect to server/);
+    expect(existsSync(checkout)).toBe(false);
+  });
+
   it('names the file and the variable for an unknown template variable', async () => {
     write('templates/mlx/backend/metal/storage_view.cpp', '#include "{{header_file}}"\n');
     const result = await apply('--json');

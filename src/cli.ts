@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/package-root.js';
 import { ExitCode, isUserError } from './core/errors.js';
@@ -14,8 +15,18 @@ export interface Io {
   argv: string[];
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
-  stdout: NodeJS.WritableStream;
+  /** `isTTY` and `columns` say whether and how wide a terminal it is (help text wraps to it). */
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream;
+}
+
+// The ESM build of yargs wraps help text after a fixed number of characters, in the middle of
+// words; the CommonJS build wraps between words (wrap-ansi).
+const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
+
+/** Help text width: the terminal's, at most 110; 110 in a pipe. */
+function helpWidth(stdout: Io['stdout']): number {
+  return Math.min(110, stdout.isTTY && stdout.columns ? stdout.columns : 110);
 }
 
 
@@ -43,6 +54,10 @@ export async function main(io: Io): Promise<number> {
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
   for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.load));
+  // The [type] [default] column is glued to the description when the description fills its
+  // column exactly (cliui), so it is left out; descriptions state the defaults that matter.
+  // yargs 17 has usageConfiguration; its type declarations do not.
+  parser = (parser as Argv & { usageConfiguration(config: { 'hide-types': boolean }): Argv }).usageConfiguration({ 'hide-types': true });
   parser = parser
     .demandCommand(1, 'Name a command; see --help.')
     .strict()
@@ -50,7 +65,7 @@ export async function main(io: Io): Promise<number> {
     .epilog(EPILOG)
     .version(version())
     .help()
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .wrap(helpWidth(io.stdout))
     .exitProcess(false)
     .fail((message, error) => {
       if (error) throw error;
@@ -58,7 +73,10 @@ export async function main(io: Io): Promise<number> {
     });
 
   try {
-    await parser.parseAsync();
+    // With a callback yargs hands over help and version text instead of printing it to process.stdout.
+    await parser.parseAsync(io.argv, {}, (_error, _argv, output) => {
+      if (output) io.stdout.write(`${output}\n`);
+    });
   } catch (error) {
     if ((error as { usage?: boolean }).usage) {
       io.stderr.write(`${(error as Error).message}\nRun \`mlx-storage-pr --help\` for usage.\n`);

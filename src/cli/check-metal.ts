@@ -11,7 +11,7 @@ export const checkMetalSpec: CommandSpec = {
         type: 'string',
         describe: "Apple's metal-cpp 26: a folder with Metal/Metal.hpp or the zip (default: the archive MLX's CMake downloads, cached in the workdir)",
       })
-      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once' })
+      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once (default: the number of CPUs)' })
       .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder (fmt, doctest headers); repeatable' })
       .option('self-test', {
         type: 'boolean',

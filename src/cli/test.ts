@@ -9,7 +9,7 @@ export const testSpec: CommandSpec = {
       .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
       .option('offline', { type: 'boolean', default: false, describe: 'Build without network: dependencies from --deps-dir or system packages' })
       .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies (json, doctest, fmt, gguflib, metal_cpp); implies --offline' })
-      .option('baseline', { type: 'boolean', default: true, describe: 'Compare with the unpatched pinned tree (--no-baseline: every failure counts)' })
+      .option('baseline', { type: 'boolean', default: true, describe: 'Compare with the unpatched pinned tree (the default; --no-baseline: every failure counts)' })
       .example('$0 test --offline', 'build and run the whole suite from system packages')
       .example('$0 test --tests "*storage*"', 'the quick loop on the new cases')
       .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),

@@ -9,7 +9,7 @@ export const verifySpec: CommandSpec = {
     y
       .option('metal-cpp', { type: 'string', describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required" })
       .option('require-metal', { type: 'boolean', default: false, describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)' })
-      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once' })
+      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once (default: the number of CPUs)' })
       .option('offline', { type: 'boolean', default: false, describe: 'Build without network, as `test --offline`' })
       .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies, as for `test`' })
       .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })

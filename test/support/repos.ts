@@ -89,9 +89,10 @@ function collect(stream: PassThrough): () => string {
   return () => Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs the CLI in this process (fast), with its own cwd and env. */
-export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
-  const stdout = new PassThrough();
+/** Runs the CLI in this process (fast), with its own cwd and env; `columns` makes stdout look like a terminal that wide. */
+export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; columns?: number }): Promise<CliResult> {
+  const stdout: PassThrough & { isTTY?: boolean; columns?: number } = new PassThrough();
+  if (options.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: options.columns });
   const stderr = new PassThrough();
   const out = collect(stdout);
   const err = collect(stderr);

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+
+import { commands } from '../../src/cli/index.js';
+import { REPO_ROOT, runCli } from '../support/repos.js';
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).sort();
+const names = ['', ...commands.map((c) => c.name.split(' ')[0] as string)];
+
+// Wrapping only moves line breaks between words: the words of the help text are the same at any
+// width. A break inside a word leaves pieces that are not words ("uncommitte" + "d").
+describe('--help wraps between words only', () => {
+  for (const name of names) {
+    it(`${name || 'the top level'}: in a pipe and in terminals 80 and 100 columns wide`, async () => {
+      const args = name ? [name, '--help'] : ['--help'];
+      const pipe = await runCli(args, { cwd: REPO_ROOT });
+      expect(pipe.code).toBe(0);
+      expect(pipe.stdout).toContain('Options:');
+      for (const columns of [80, 100]) {
+        const tty = await runCli(args, { cwd: REPO_ROOT, columns });
+        expect(tty.code).toBe(0);
+        expect(words(tty.stdout)).toEqual(words(pipe.stdout));
+        for (const line of tty.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(columns);
+      }
+      for (const line of pipe.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(110);
+    });
+  }
+});

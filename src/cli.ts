@@ -30,7 +30,33 @@ function helpWidth(stdout: Io['stdout']): number {
 }
 
 
-const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
+const USAGE_HINT = 'Run `mlx-storage-pr --help` for usage.';
+
+/** A usage error: the message on stderr and, under --json, one JSON object on stdout. */
+function usageFailure(io: Io, message: string, hint: string = USAGE_HINT): number {
+  const dashdash = io.argv.indexOf('--');
+  if ((dashdash < 0 ? io.argv : io.argv.slice(0, dashdash)).includes('--json')) {
+    io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'USAGE', message, hint, details: null } }, null, 2)}\n`);
+  }
+  io.stderr.write(`error: ${message}\nhint: ${hint}\n`);
+  return ExitCode.usage;
+}
+
+/**
+ * `-DX=ON` before `--` would reach yargs as the short flags D, X, ...; say
+ * where CMake arguments go instead. Returns the message, or null.
+ */
+function misplacedCMakeArguments(argv: readonly string[]): string | null {
+  const dashdash = argv.indexOf('--');
+  const before = dashdash < 0 ? argv : argv.slice(0, dashdash);
+  const cmake = before.filter((a) => /^-D[A-Za-z_]/.test(a));
+  if (cmake.length === 0) return null;
+  const after = dashdash < 0 ? [] : argv.slice(dashdash + 1);
+  const fixed = [...before.filter((a) => !cmake.includes(a)), '--', ...cmake, ...after];
+  return `${cmake.join(' ')}: put CMake arguments after --, e.g. \`mlx-storage-pr ${fixed.join(' ')}\``;
+}
+
+const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
 function version(): string {
@@ -39,6 +65,8 @@ function version(): string {
 
 /** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
 export async function main(io: Io): Promise<number> {
+  const misplaced = misplacedCMakeArguments(io.argv);
+  if (misplaced) return usageFailure(io, misplaced);
   let outcome: Promise<number> | undefined;
   const run = (load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
     outcome = execute(load, args, io);
@@ -78,10 +106,9 @@ export async function main(io: Io): Promise<number> {
       if (output) io.stdout.write(`${output}\n`);
     });
   } catch (error) {
-    if ((error as { usage?: boolean }).usage) {
-      io.stderr.write(`${(error as Error).message}\nRun \`mlx-storage-pr --help\` for usage.\n`);
-      return ExitCode.usage;
-    }
+    if ((error as { usage?: boolean }).usage) return usageFailure(io, (error as Error).message);
+    // An option value that its coerce function rejected.
+    if (isUserError(error) && error.code === 'USAGE') return usageFailure(io, error.message, error.hint);
     throw error;
   }
   return outcome ? await outcome : ExitCode.ok;

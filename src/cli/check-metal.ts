@@ -1,6 +1,6 @@
 import os from 'node:os';
 
-import type { CommandSpec } from './spec.js';
+import { jobsOption, parseJobs, type CommandSpec } from './spec.js';
 
 export const checkMetalSpec: CommandSpec = {
   name: 'check-metal',
@@ -11,7 +11,7 @@ export const checkMetalSpec: CommandSpec = {
         type: 'string',
         describe: "Apple's metal-cpp 26: a folder with Metal/Metal.hpp or the zip (default: the archive MLX's CMake downloads, cached in the workdir)",
       })
-      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once (default: the number of CPUs)' })
+      .option('jobs', jobsOption('Compilers to run at once (default: the number of CPUs)', os.availableParallelism()))
       .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder (fmt, doctest headers); repeatable' })
       .option('self-test', {
         type: 'boolean',
@@ -35,7 +35,7 @@ export const checkMetalSpec: CommandSpec = {
       checkMetal({
         ...o,
         metalCpp: o['metalCpp'] as string | undefined,
-        jobs: o['jobs'] as number | undefined,
+        jobs: parseJobs(o['jobs']),
         include: o['include'] as string[] | undefined,
         selfTest: o['selfTest'] === true,
       });

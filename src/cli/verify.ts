@@ -1,6 +1,6 @@
 import os from 'node:os';
 
-import type { CommandSpec } from './spec.js';
+import { jobsOption, parseJobs, type CommandSpec } from './spec.js';
 
 export const verifySpec: CommandSpec = {
   name: 'verify',
@@ -9,7 +9,7 @@ export const verifySpec: CommandSpec = {
     y
       .option('metal-cpp', { type: 'string', describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required" })
       .option('require-metal', { type: 'boolean', default: false, describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)' })
-      .option('jobs', { alias: 'j', type: 'number', default: os.availableParallelism(), describe: 'Compilers to run at once (default: the number of CPUs)' })
+      .option('jobs', jobsOption('Compilers to run at once (default: the number of CPUs)', os.availableParallelism()))
       .option('offline', { type: 'boolean', default: false, describe: 'Build without network, as `test --offline`' })
       .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies, as for `test`' })
       .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
@@ -28,7 +28,7 @@ export const verifySpec: CommandSpec = {
       verify({
         ...o,
         metalCpp: o['metalCpp'] as string | undefined,
-        jobs: o['jobs'] as number | undefined,
+        jobs: parseJobs(o['jobs']),
         include: o['include'] as string[] | undefined,
         requireMetal: o['requireMetal'] === true,
         offline: o['offline'] === true,

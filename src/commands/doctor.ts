@@ -4,7 +4,7 @@ import { askedCommands, doctorReport, DOCTOR_COMMANDS, neededIds, type CommandRe
 import type { CheckResult } from '../core/checks.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { machineChecks } from '../ops/readiness.js';
-import { cacheRoot } from '../ops/offline.js';
+import { cacheRoot, verifyDepsDir } from '../ops/offline.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface DoctorOptions extends GlobalOptions {
@@ -30,13 +30,14 @@ export async function doctor(options: DoctorOptions): Promise<CommandResult<Doct
       hint: `Name one or more of: ${DOCTOR_COMMANDS.join(', ')} (status and reset need what apply needs), or none for all.`,
     });
   }
+  const depsDir = verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const offline = options.offline === true || options.depsDir !== undefined;
   const results = await machineChecks(neededIds(commands, { offline }), {
     env: ctx.env,
     workdir: ctx.workdir,
     log: ctx.log,
-    depsDir: options.depsDir === undefined ? undefined : path.resolve(options.cwd, options.depsDir),
+    depsDir,
     generatedRoot: path.join(cacheRoot(ctx.env), 'deps'),
   });
   const report = doctorReport(commands, results, { offline });

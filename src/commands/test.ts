@@ -2,12 +2,14 @@ import path from 'node:path';
 
 import { ExitCode } from '../core/errors.js';
 import type { ClassifiedCase } from '../core/baseline.js';
+import { verifyDepsDir } from '../ops/offline.js';
 import { runSuite, type TestData, type TestOptions } from '../ops/suite.js';
 import { loadContext, type CommandResult } from './context.js';
 
 export type { TestData, TestOptions } from '../ops/suite.js';
 
 export async function test(options: TestOptions): Promise<CommandResult<TestData>> {
+  verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const result = await runSuite(ctx, options);
   return { data: result.data, lines: testLines(result.data, result.classified), exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok };

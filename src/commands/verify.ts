@@ -3,6 +3,7 @@ import { ExitCode, isUserError } from '../core/errors.js';
 import { policyChecks } from '../core/policy.js';
 import { checkFormatting, type FormatReport } from '../ops/format.js';
 import { typeCheckPr } from '../ops/metal-typecheck.js';
+import { verifyDepsDir } from '../ops/offline.js';
 import { readPolicyFiles } from '../ops/policy-files.js';
 import { buildChecks } from '../ops/verify-build.js';
 import { loadContext, type CommandResult, type Context, type GlobalOptions } from './context.js';
@@ -86,6 +87,7 @@ async function metalStep(ctx: Context, options: VerifyOptions): Promise<CheckRes
 }
 
 export async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
+  verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const checks: CheckResult[] = [
     ...(await formatStep(ctx, options)),

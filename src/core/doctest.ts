@@ -137,3 +137,54 @@ export function parseDoctestXml(xml: string): DoctestRun {
 export function doctestFilterEscape(name: string): string {
   return name.replace(/([\\*?,[\]])/g, '\\$1');
 }
+
+/** Test case names from `--list-test-cases --reporters=xml`. */
+export function parseDoctestList(xml: string): string[] {
+  const names: string[] = [];
+  for (const t of tokens(xml)) if (t.name === 'TestCase' && t.kind !== 'close' && t.attrs['name'] !== undefined) names.push(t.attrs['name']);
+  return names;
+}
+
+/** Lower-case words of a name or filter; camel case splits (`MetalStorageView` -> metal, storage, view). */
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 2);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    previous = row;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * Case names close to a `--tests` filter that matched none: names sharing
+ * its words, exactly (2 points), as part of a word (1.5) or with a typo (1).
+ * Words every name has (such as "test") say nothing and are left out.
+ */
+export function closeCaseNames(filter: string, names: readonly string[], max = 5): string[] {
+  const split = names.map((name) => ({ name, words: words(name) }));
+  const wanted = [...new Set(words(filter.replace(/[*?]/g, ' ')))].filter((w) => !split.every((n) => n.words.includes(w)));
+  if (wanted.length === 0) return [];
+  const scored = split.map(({ name, words: have }) => {
+    let score = 0;
+    for (const w of wanted) {
+      if (have.includes(w)) score += 2;
+      else if (have.some((h) => h.includes(w) || (h.length >= 3 && w.includes(h)))) score += 1.5;
+      else if (have.some((h) => editDistance(h, w) <= Math.max(1, Math.floor(w.length / 4)))) score += 1;
+    }
+    return { name, score };
+  });
+  return scored
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
+    .slice(0, max)
+    .map((s) => s.name);
+}

@@ -6,7 +6,7 @@ import type { Env } from '../adapters/env.js';
 import type { Logger } from '../adapters/log.js';
 import { runProcess } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
-import { doctestFilterEscape, parseDoctestXml, type CaseResult, type DoctestRun } from '../core/doctest.js';
+import { doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult, type DoctestRun } from '../core/doctest.js';
 import { UserError } from '../core/errors.js';
 
 export interface BuildSpec {
@@ -131,6 +131,13 @@ export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter
     crashes.push(crashed);
   }
   return { cases, complete: false, interrupted: crashes.at(-1) ?? null, crashes };
+}
+
+/** Every test case name the binary has (`--list-test-cases`). */
+export async function listDoctestCases(spec: BuildSpec, log: Logger): Promise<string[]> {
+  const binary = path.join(spec.buildDir, spec.testBinary);
+  const result = await runProcess(log, binary, ['--list-test-cases', '--reporters=xml', '--no-intro=true', '--no-version=true'], { cwd: spec.buildDir, env: spec.env, keepOutput: true });
+  return parseDoctestList(result.output);
 }
 
 function indent(text: string, maxLines: number): string {

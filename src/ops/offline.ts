@@ -1,9 +1,30 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
+import { UserError } from '../core/errors.js';
 import { planOffline, type Dependency, type OfflinePlan } from '../core/offline.js';
+
+const DEPENDENCIES: Dependency[] = ['json', 'doctest', 'fmt', 'gguflib', 'metal_cpp'];
+
+/**
+ * `--deps-dir` as an absolute path, after checking that it is a folder with
+ * at least one dependency in it: a mistyped path would otherwise fall back to
+ * system packages without a word.
+ */
+export function verifyDepsDir(cwd: string, option: string | undefined): string | undefined {
+  if (option === undefined) return undefined;
+  const dir = path.resolve(cwd, option);
+  const layout = `one subfolder per dependency: ${DEPENDENCIES.join(', ')}`;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new UserError('USAGE', `--deps-dir ${option}: no such folder.`, { hint: `Pass a folder with ${layout}; or leave --deps-dir out and use --offline with system packages.` });
+  }
+  if (!DEPENDENCIES.some((d) => existsSync(path.join(dir, d)))) {
+    throw new UserError('USAGE', `--deps-dir ${option} holds none of ${DEPENDENCIES.join(', ')}.`, { hint: `Pass a folder with ${layout}; or leave --deps-dir out and use --offline with system packages.` });
+  }
+  return dir;
+}
 
 const SYSTEM = {
   nlohmann: '/usr/include/nlohmann',
@@ -14,11 +35,10 @@ const SYSTEM = {
 
 /** Looks at --deps-dir and the system packages, then plans the offline mapping. */
 export function probeOffline(depsDir: string | undefined, generatedRoot: string, platform: NodeJS.Platform = process.platform): OfflinePlan {
-  const all: Dependency[] = ['json', 'doctest', 'fmt', 'gguflib', 'metal_cpp'];
   return planOffline({
     platform,
     depsDir: depsDir ?? null,
-    depsDirHas: new Set(depsDir ? all.filter((d) => existsSync(path.join(depsDir, d))) : []),
+    depsDirHas: new Set(depsDir ? DEPENDENCIES.filter((d) => existsSync(path.join(depsDir, d))) : []),
     system: {
       nlohmannJson: existsSync(path.join(SYSTEM.nlohmann, 'json.hpp')),
       doctest: existsSync(SYSTEM.doctestHeader) && existsSync(path.join(SYSTEM.doctestCmake, 'doctest.cmake')),

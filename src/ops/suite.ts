@@ -9,10 +9,10 @@ import { probe } from '../adapters/process.js';
 import { loadPlanInputs } from '../adapters/project.js';
 import { classify, isBlocking, summarize, type ClassifiedCase, type Summary } from '../core/baseline.js';
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
-import type { DoctestRun } from '../core/doctest.js';
+import { closeCaseNames, type DoctestRun } from '../core/doctest.js';
 import { UserError } from '../core/errors.js';
 import { buildPlan } from '../core/plan.js';
-import { buildTarget, configureIfNeeded, logFiles, runDoctest, type BuildSpec } from './build.js';
+import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
 import { checkoutDir, openCheckout } from './checkout.js';
 import { buildChecks, checkOffline } from './doctor.js';
 import { cacheRoot, generateStandIns, probeOffline } from './offline.js';
@@ -163,6 +163,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
     const configured = await configureIfNeeded(patchedSpec, ctx.log);
     const built = await buildTarget(patchedSpec, ctx.log, stream);
     const patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+    if (options.tests && patchedRun.cases.length === 0) throw await noMatch(options.tests, patchedSpec, ctx);
 
     const useBaseline = options.baseline !== false;
     const baseline = useBaseline ? await baselineRun(ctx, git, setup, stream) : null;
@@ -182,12 +183,23 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
       cases: classified.map((c) => ({ name: c.name, classification: c.classification, status: c.patched.status, baseline: c.baseline, failures: c.patched.failures })),
     };
     if (summary.cases === 0) {
-      throw new UserError('TESTS_FAILED', `No test case matched${options.tests ? ` --tests "${options.tests}"` : ''}.`, {
-        hint: 'Check the filter; doctest matches case names with * and ? wildcards.',
+      throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
+        hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
       });
     }
     await writeFile(lastRunFile(buildDir), JSON.stringify({ inputHash: plan.inputHash, filter: options.tests ?? null, binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)), data }));
     return { data, classified, blocking: blocking.length, inputHash: plan.inputHash };
+  });
+}
+
+/** The usage error for a `--tests` filter that matched no case, with the names closest to it. */
+async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<UserError> {
+  const names = await listDoctestCases(spec, ctx.log);
+  const close = closeCaseNames(filter, names);
+  const how = 'doctest matches whole case names, ignoring case, with * and ? wildcards (e.g. --tests "*storage*")';
+  return new UserError('USAGE', `--tests "${filter}" matches none of the ${names.length} test cases.`, {
+    hint: close.length ? `Close names: ${close.map((n) => `"${n}"`).join(', ')}. ${how}.` : `No name is close; ${how}.`,
+    details: { filter, close },
   });
 }
 

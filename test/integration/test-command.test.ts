@@ -94,6 +94,14 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(Object.keys(byName(result.json))).toEqual(['test MetalStorageView adds']);
   });
 
+  it('a --tests filter that matches no case is a usage error that lists close names', async () => {
+    const result = await run('test', '--offline', '--tests', '*storge view*');
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'USAGE', message: '--tests "*storge view*" matches none of the 3 test cases.' });
+    expect(result.json.error.details.close).toEqual(['test MetalStorageView adds']);
+    expect(result.json.error.hint).toContain('Close names: "test MetalStorageView adds".');
+  });
+
   it('fails on a failing new test', async () => {
     write('templates/tests/new_tests.cpp', NEW_TEST.replace('42);', '41);'));
     expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createProgress } from '../../src/adapters/progress.js';
 import { classify, isBlocking, summarize } from '../../src/core/baseline.js';
-import { doctestFilterEscape, parseDoctestXml, type CaseResult } from '../../src/core/doctest.js';
+import { closeCaseNames, doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult } from '../../src/core/doctest.js';
 import { planOffline, type OfflineProbe } from '../../src/core/offline.js';
 
 const XML = `<?xml version="1.0" encoding="UTF-8"?>
@@ -147,5 +147,27 @@ describe('progress', () => {
     stream.on('data', (c: Buffer) => (text += c.toString()));
     createProgress(stream, 'build').line('[5/10] Building CXX object a.o');
     expect(text).toContain('[###############---------------] 5/10 a.o');
+  });
+});
+
+describe('doctest case names', () => {
+  it('reads the names from --list-test-cases XML', () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<doctest binary="./t">
+  <Options order_by="file" rand_seed="0"/>
+  <TestCase name="test add" filename="t.cpp" line="3" skipped="false"/>
+  <TestCase name="test a &amp; b" filename="t.cpp" line="4" skipped="false"/>
+  <OverallResultsTestCases unskipped="2"/>
+</doctest>`;
+    expect(parseDoctestList(xml)).toEqual(['test add', 'test a & b']);
+  });
+
+  it('finds names close to a filter that matched nothing: shared words, typos, camel case', () => {
+    const names = ['test add', 'test known failure', 'test MetalStorageView adds', 'test metal storage export status', 'test arange'];
+    expect(closeCaseNames('*storge view*', names)).toEqual(['test MetalStorageView adds', 'test metal storage export status']);
+    expect(closeCaseNames('*matrix*', names)).toEqual([]);
+    expect(closeCaseNames('*unknown*', names)).toEqual(['test known failure']);
+    expect(closeCaseNames('*', names)).toEqual([]);
+    expect(closeCaseNames('test ad', names, 2)).toEqual(['test add', 'test MetalStorageView adds']);
   });
 });

@@ -1,0 +1,62 @@
+import path from 'node:path';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+
+let project: string;
+
+beforeAll(() => {
+  project = makeProject(makeUpstream().sha);
+});
+
+const run = (...args: string[]) => runCli(args, { cwd: project });
+
+describe('option values are checked before anything runs', () => {
+  for (const command of ['check-metal', 'verify']) {
+    for (const jobs of ['abc', '0', '-3', '1.5']) {
+      it(`${command} --jobs ${jobs} is a usage error`, async () => {
+        const result = await run(command, '--jobs', jobs);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`--jobs must be a whole number of at least 1 (got "${jobs}")`);
+      });
+    }
+  }
+
+  it('-j 2 and --jobs=3 are accepted', async () => {
+    // Without a checkout both stop later, with NOT_APPLIED, not with a usage error.
+    expect((await run('check-metal', '-j', '2', '--json')).json.error?.code).not.toBe('USAGE');
+    expect((await run('verify', '--jobs=3', '--json')).code).not.toBe(2);
+  });
+
+  it('a CMake argument before -- says to put it after --', async () => {
+    const result = await run('test', '-DMLX_BUILD_METAL=OFF', '--offline');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('-DMLX_BUILD_METAL=OFF: put CMake arguments after --, e.g. `mlx-storage-pr test --offline -- -DMLX_BUILD_METAL=OFF`');
+    expect(result.stderr).not.toContain('Unknown arguments');
+  });
+
+  for (const command of ['test', 'verify', 'doctor']) {
+    it(`${command} --deps-dir naming no folder is a usage error`, async () => {
+      const missing = path.join(tempDir(), 'deps');
+      const result = await run(command, '--deps-dir', missing, '--json');
+      expect(result.code).toBe(2);
+      expect(result.json.error).toMatchObject({ code: 'USAGE', message: `--deps-dir ${missing}: no such folder.` });
+    });
+  }
+
+  it('--deps-dir at a folder with none of the dependencies is a usage error naming the layout', async () => {
+    const empty = tempDir();
+    const result = await run('test', '--deps-dir', empty, '--json');
+    expect(result.code).toBe(2);
+    expect(result.json.error.message).toBe(`--deps-dir ${empty} holds none of json, doctest, fmt, gguflib, metal_cpp.`);
+  });
+
+  it('a usage error under --json prints one JSON object', async () => {
+    const result = await run('apply', '--bogus-flag', '--json');
+    expect(result.code).toBe(2);
+    expect(Object.keys(result.json)).toEqual(['ok', 'error']);
+    expect(result.json.error).toMatchObject({ code: 'USAGE', hint: 'Run `mlx-storage-pr --help` for usage.', details: null });
+    expect(result.json.error.message).toMatch(/^Unknown arguments?: bogus-flag/);
+  });
+});

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'NOT_APPLIED'
   | 'BUILD_FAILED'
   | 'CONFIGURE_FAILED'
+  | 'DOWNLOADS_UNREACHABLE'
   | 'TESTS_FAILED'
   | 'TEST_BINARY_CRASHED'
   | 'TOOL_MISSING'
@@ -56,6 +57,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   NOT_APPLIED: ExitCode.failure,
   BUILD_FAILED: ExitCode.failure,
   CONFIGURE_FAILED: ExitCode.failure,
+  DOWNLOADS_UNREACHABLE: ExitCode.failure,
   TESTS_FAILED: ExitCode.testsFailed,
   TEST_BINARY_CRASHED: ExitCode.testsFailed,
   TOOL_MISSING: ExitCode.toolMissing,

@@ -3,10 +3,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
+import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
+import { canConnect } from '../adapters/network.js';
 import { runProcess } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
 import { doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult, type DoctestRun } from '../core/doctest.js';
+import { downloadSources, proxyFor } from '../core/downloads.js';
 import { UserError } from '../core/errors.js';
 
 export interface BuildSpec {
@@ -43,6 +46,7 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
     log.info(`${spec.label}: configuration unchanged, not re-running CMake`);
     return false;
   }
+  await verifyDownloadsReachable(spec, log);
   await mkdir(spec.buildDir, { recursive: true });
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.configure, '');
@@ -50,14 +54,50 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
   if (result.exitCode !== 0) {
     const download = /(Failed to download|error: downloading|Could not resolve host|unable to access 'https?:|Failed to connect to|Network is unreachable)/i.test(result.tail);
     throw new UserError('CONFIGURE_FAILED', `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.tail, 20)}`, {
-      hint: download
-        ? 'Use --offline to build from system packages (`mlx-storage-pr doctor test --offline` says whether this machine has them), or --deps-dir <dir> with local copies.'
-        : `Read the full log: ${logs.configure}`,
+      hint: download ? `${OFFLINE_HINT} Full log: ${logs.configure}` : `Read the full log: ${logs.configure}`,
       details: { log: logs.configure },
     });
   }
   await writeFile(stampFile, stamp);
   return true;
+}
+
+const OFFLINE_HINT = 'Without network, use --offline to build from system packages (`mlx-storage-pr doctor test --offline` says whether this machine has them), or --deps-dir <dir> with local copies.';
+
+/**
+ * Before CMake configures with downloads on, checks that the hosts its
+ * FetchContent declarations name (or the proxy) answer, so that a machine
+ * without network fails in seconds with a message naming --offline instead
+ * of sitting silent in CMake's download retries. Says where the downloads
+ * come from when they do.
+ */
+export async function verifyDownloadsReachable(spec: BuildSpec, log: Logger): Promise<void> {
+  if (spec.cmakeArgs.some((a) => /^-DFETCHCONTENT_FULLY_DISCONNECTED(:BOOL)?=(ON|TRUE|YES|1)$/i.test(a))) return;
+  const git = new Git(spec.sourceDir, log, spec.env);
+  const paths = (await git.raw(['ls-files', '-z', '--', '*CMakeLists.txt', '*.cmake']).catch(() => '')).split('\0').filter(Boolean);
+  const files = await Promise.all(paths.map(async (p) => ({ path: p, text: await readFile(path.join(spec.sourceDir, p), 'utf8').catch(() => '') })));
+  const sources = downloadSources(files);
+  if (sources.length === 0) return;
+  const probes = await Promise.all(
+    sources.map(async (source) => {
+      const proxy = proxyFor(source.url, spec.env);
+      const target = proxy ?? { host: source.host, port: source.port };
+      const result = await canConnect(target.host, target.port, 5000);
+      return { source, target: `${target.host}:${target.port}${proxy ? ' (proxy)' : ''}`, result };
+    }),
+  );
+  const failed = probes.filter((p) => !p.result.ok);
+  const describe = (p: (typeof probes)[number]) =>
+    `${p.target} (${p.source.url} in ${p.source.file}${p.source.more ? ` and ${p.source.more} more` : ''})${p.result.ok ? '' : `: ${p.result.reason}`}`;
+  if (failed.length === probes.length) {
+    throw new UserError(
+      'DOWNLOADS_UNREACHABLE',
+      `${spec.label}: CMake would download dependencies while it configures, and none of their hosts can be reached:\n${probes.map((p) => `  ${describe(p)}`).join('\n')}`,
+      { hint: OFFLINE_HINT, details: { buildDir: spec.buildDir, hosts: probes.map((p) => ({ target: p.target, url: p.source.url, file: p.source.file, reason: p.result.ok ? null : p.result.reason })) } },
+    );
+  }
+  for (const p of failed) log.warn(`${spec.label}: ${describe(p)} cannot be reached; CMake may fail if it needs it. ${OFFLINE_HINT}`);
+  log.info(`${spec.label}: CMake downloads dependencies from ${[...new Set(probes.map((p) => p.source.host))].join(', ')} while it configures; this can take minutes (--offline uses local copies).`);
 }
 
 /** Builds the target; `steps` is how many build steps Ninja ran (0 when up to date or not known). */

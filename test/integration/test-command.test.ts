@@ -37,11 +37,15 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(result.json.error.hint).toContain('apply');
   });
 
-  it('without --offline, a failed dependency download is a clear configure error', async () => {
+  it('without --offline, stops before CMake when its download hosts cannot be reached, naming them and --offline', async () => {
     const result = await run('test');
     expect(result.code).toBe(1);
-    expect(result.json.error.code).toBe('CONFIGURE_FAILED');
+    expect(result.json.error.code).toBe('DOWNLOADS_UNREACHABLE');
+    expect(result.json.error.message).toContain('127.0.0.1:9 (http://127.0.0.1:9/doctest.git in tests/CMakeLists.txt)');
     expect(result.json.error.hint).toContain('--offline');
+    // Failing fast means CMake never ran, so it never sat in its download retries.
+    expect(result.stderr).not.toContain('Running `cmake');
+    expect(existsSync(path.join(result.json.error.details.buildDir, 'mlx-storage-pr-configure.log'))).toBe(false);
   });
 
   it('configures, builds, runs and classifies against the baseline', async () => {

@@ -58,6 +58,17 @@ describe.skipIf(!hasTools)(hasTools ? 'verify: build checks on a CMake + doctest
     write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
   });
 
+  it('without --offline and without network, the build check gives the whole reason and names --offline', async () => {
+    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+    const result = await runCli(['verify', '--json'], { cwd: project, env });
+    const linux = (result.json.checks as CheckResult[]).find((c) => c.id === 'linux-build');
+    expect(linux).toMatchObject({ status: 'fail', required: true });
+    expect(linux?.detail).toContain('127.0.0.1:9 (http://127.0.0.1:9/doctest.git in tests/CMakeLists.txt)');
+    expect(linux?.fix).toContain('--offline');
+    const human = await runCli(['verify'], { cwd: project, env });
+    expect(human.stdout).toMatch(/FAIL Linux build and test suite against the baseline: .*\n {5}.*127\.0\.0\.1:9/);
+  });
+
   it('passes when the new test does not compile without the implementation', async () => {
     write('templates/tests/new_tests.cpp', MUL_TEST);
     const { linux, without } = await buildChecks();

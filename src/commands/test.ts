@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ExitCode } from '../core/errors.js';
 import type { ClassifiedCase } from '../core/baseline.js';
 import { verifyDepsDir } from '../ops/offline.js';
-import { runSuite, type TestData, type TestOptions } from '../ops/suite.js';
+import { LOCAL_EDITS_NOTE, runSuite, type TestData, type TestOptions } from '../ops/suite.js';
 import { loadContext, type CommandResult } from './context.js';
 
 export type { TestData, TestOptions } from '../ops/suite.js';
@@ -12,12 +12,12 @@ export async function test(options: TestOptions): Promise<CommandResult<TestData
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const result = await runSuite(ctx, options);
-  return { data: result.data, lines: testLines(result.data, result.classified), exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok };
+  return { data: result.data, lines: testLines(result.data), exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok };
 }
 
 const order: Array<ClassifiedCase['classification']> = ['new-failure', 'new-test-failed', 'pre-existing-failure', 'fixed', 'new-test-passed'];
 
-function testLines(data: TestData, classified: ClassifiedCase[]): string[] {
+function testLines(data: TestData): string[] {
   const s = data.summary;
   const lines = [
     `test cases: ${s.cases} run, ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; assertions: ${s.assertions.passed} passed, ${s.assertions.failed} failed`,
@@ -26,10 +26,14 @@ function testLines(data: TestData, classified: ClassifiedCase[]): string[] {
       : 'baseline: not used (--no-baseline): every failure counts as new',
   ];
   for (const kind of order) {
-    for (const c of classified.filter((x) => x.classification === kind)) {
+    for (const c of data.cases.filter((x) => x.classification === kind)) {
       lines.push(`${kind}: ${c.name}`);
-      for (const f of c.patched.failures.slice(0, 5)) lines.push(`    ${f.file}:${f.line}: ${f.message}`);
+      for (const f of c.failures.slice(0, 5)) lines.push(`    ${f.file}:${f.line}: ${f.message}${f.origin ? ` (from ${f.origin})` : ''}`);
     }
+  }
+  if (data.localEdits.length) {
+    const shown = data.localEdits.slice(0, 10).join(', ') + (data.localEdits.length > 10 ? ` and ${data.localEdits.length - 10} more` : '');
+    lines.push(`note: ${LOCAL_EDITS_NOTE}: ${shown}`);
   }
   lines.push(`build: ${data.buildDir} (logs: ${path.basename(data.logs.build)}, ${path.basename(data.logs.test)})`);
   return lines;

@@ -9,9 +9,10 @@ import { probe } from '../adapters/process.js';
 import { loadPlanInputs } from '../adapters/project.js';
 import { classify, isBlocking, summarize, type ClassifiedCase, type Summary } from '../core/baseline.js';
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
-import { closeCaseNames, type DoctestRun } from '../core/doctest.js';
+import { closeCaseNames, type DoctestRun, type Failure } from '../core/doctest.js';
 import { UserError } from '../core/errors.js';
-import { buildPlan } from '../core/plan.js';
+import { lineOrigin } from '../core/origin.js';
+import { buildPlan, type ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
 import { checkoutDir, openCheckout } from './checkout.js';
 import { buildChecks, checkOffline } from './doctor.js';
@@ -34,10 +35,24 @@ export interface TestData {
   logs: ReturnType<typeof logFiles>;
   dependencies: Array<{ dep: string; source: string }>;
   notes: string[];
+  /** Files in the checkout that differ from the applied series (edited there, not in templates/ or patches/). */
+  localEdits: string[];
   patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
   baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
   summary: Summary;
-  cases: Array<{ name: string; classification: ClassifiedCase['classification']; status: string; baseline: string | null; failures: ClassifiedCase['patched']['failures'] }>;
+  cases: Array<{ name: string; classification: ClassifiedCase['classification']; status: string; baseline: string | null; failures: SourcedFailure[] }>;
+}
+
+/** A failed assertion, with the template or patch line it comes from (null: MLX's own line, or a file edited in the checkout). */
+export type SourcedFailure = Failure & { origin: string | null };
+
+/** Adds to each failure the template or patch line of the series it comes from. */
+function withOrigins(failures: readonly Failure[], o: { plan: ApplyPlan; buildDir: string; checkout: string; localEdits: readonly string[] }): SourcedFailure[] {
+  return failures.map((f) => {
+    const relative = path.relative(o.checkout, path.resolve(o.buildDir, f.file)).split(path.sep).join('/');
+    const known = !relative.startsWith('..') && !path.isAbsolute(relative) && !o.localEdits.includes(relative);
+    return { ...f, origin: known ? lineOrigin(o.plan, relative, f.line) : null };
+  });
 }
 
 /** Everything that decides a build's result, so equal keys can share a build folder and baseline results. */
@@ -143,6 +158,13 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
     });
   }
 
+  // Edits made in the checkout are built too, but apply would not keep them and the PR does not hold them.
+  const localEdits = (await git.status()).map((e) => e.path);
+  if (localEdits.length) {
+    const shown = localEdits.slice(0, 10).join(', ') + (localEdits.length > 10 ? ` and ${localEdits.length - 10} more` : '');
+    ctx.log.warn(`${LOCAL_EDITS_NOTE}: ${shown}`);
+  }
+
   const needsBlas = /find_package\(BLAS/.test(await readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8').catch(() => ''));
   const checks: CheckResult[] = await buildChecks(options.env, ctx.workdir, needsBlas);
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
@@ -177,10 +199,17 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
       logs: logFiles(buildDir),
       dependencies: setup.dependencies,
       notes: setup.notes,
+      localEdits,
       patched: { configured, buildSeconds: built.seconds, buildSteps: built.steps, complete: patchedRun.complete, crashes: patchedRun.crashes },
       baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null },
       summary,
-      cases: classified.map((c) => ({ name: c.name, classification: c.classification, status: c.patched.status, baseline: c.baseline, failures: c.patched.failures })),
+      cases: classified.map((c) => ({
+        name: c.name,
+        classification: c.classification,
+        status: c.patched.status,
+        baseline: c.baseline,
+        failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
+      })),
     };
     if (summary.cases === 0) {
       throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
@@ -202,6 +231,9 @@ async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<U
     details: { filter, close },
   });
 }
+
+export const LOCAL_EDITS_NOTE =
+  'the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: move them there)';
 
 export interface SuiteResult {
   data: TestData;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,20 @@ let env: Record<string, string>;
 const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
 const write = (file: string, text: string) => writeFileSync(path.join(project, file), text);
 const byName = (json: { cases: Array<{ name: string; classification: string }> }) => Object.fromEntries(json.cases.map((c) => [c.name, c.classification]));
+
+// Adds a failing case to MLX's own test file: line 13 of the file, line 10 of the patch.
+const LIB_TEST_PATCH = `diff --git a/tests/lib_tests.cpp b/tests/lib_tests.cpp
+--- a/tests/lib_tests.cpp
++++ b/tests/lib_tests.cpp
+@@ -8,3 +8,7 @@
+ TEST_CASE("test known failure") {
+   CHECK_EQ(add(1, 1), 3);
+ }
++
++TEST_CASE("test patched") {
++  CHECK_EQ(add(2, 2), 5);
++}
+`;
 
 const NEW_TEST = '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test {{class_name}} adds") {\n  CHECK_EQ(add(20, 22), 42);\n}\n';
 
@@ -155,5 +169,32 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(result.json.error.code).toBe('BUILD_FAILED');
     expect(result.json.error.message).toMatch(/new_tests\.cpp:\d+:\d+: error/);
     expect(result.json.error.hint).toContain('mlx-storage-pr-build.log');
+  });
+
+  it('lists each failing case with the template or patch line its failure comes from', async () => {
+    write('templates/tests/new_tests.cpp', NEW_TEST.replace('42);', '41);'));
+    write('patches/0002-lib-test.patch', LIB_TEST_PATCH);
+    write('patches/series', '0001-tests-cmake.patch\n0002-lib-test.patch\n');
+    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+    const human = await runCli(['test', '--offline'], { cwd: project, env });
+    expect(human.code, human.stderr).toBe(8);
+    expect(human.stdout).toMatch(/^new-test-failed: test MetalStorageView adds\n {4}\S*tests\/new_tests\.cpp:5: CHECK_EQ\( add\(20, 22\), 41 \) with values 42, 41 \(from templates\/tests\/new_tests\.cpp:5\)$/m);
+    expect(human.stdout).toMatch(/^new-test-failed: test patched\n {4}\S*tests\/lib_tests\.cpp:13: CHECK_EQ\( add\(2, 2\), 5 \) with values 4, 5 \(from patches\/0002-lib-test\.patch:10\)$/m);
+    // MLX's own line: no origin in the series.
+    expect(human.stdout).toMatch(/^pre-existing-failure: test known failure\n {4}\S*tests\/lib_tests\.cpp:9: CHECK_EQ\( add\(1, 1\), 3 \) with values 2, 3$/m);
+    expect(human.stdout).toMatch(/^test cases: 4 run, 1 passed, 3 failed, 0 skipped/m);
+    expect(human.stdout).not.toContain('note: the checkout has edits');
+    const json = await run('test', '--offline');
+    const patched = json.json.cases.find((c: { name: string }) => c.name === 'test patched');
+    expect(patched.failures[0]).toMatchObject({ line: 13, origin: 'patches/0002-lib-test.patch:10' });
+    expect(json.json.localEdits).toEqual([]);
+  });
+
+  it('says when the checkout has edits that are not in templates/ or patches/', async () => {
+    appendFileSync(path.join(project, '.work', 'mlx', 'src', 'lib.cpp'), '// tried here first\n');
+    const result = await runCli(['test', '--offline'], { cwd: project, env });
+    expect(result.stdout).toContain('note: the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: move them there): src/lib.cpp');
+    expect(result.stderr).toContain('warning: the checkout has edits that are not in templates/ or patches/');
+    expect((await run('test', '--offline')).json.localEdits).toEqual(['src/lib.cpp']);
   });
 });

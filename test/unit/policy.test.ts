@@ -4,9 +4,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { disclosureText, findPlaceholders, policyChecks, type PolicyFile } from '../../src/core/policy.js';
-import { REPO_ROOT } from '../support/repos.js';
+import { FIXTURES } from '../support/repos.js';
 
-const shipped = (name: string): PolicyFile => ({ path: `pr/${name}`, text: readFileSync(path.join(REPO_ROOT, 'pr', name), 'utf8') });
+// A copy of the templates the package ships in pr/. The user writes over pr/ (the README says so),
+// so tests never read it.
+const shipped = (name: string): PolicyFile => ({ path: `pr/${name}`, text: readFileSync(path.join(FIXTURES, 'pr', name), 'utf8') });
 const byId = (files: PolicyFile[]) => Object.fromEntries(policyChecks(files).map((c) => [c.id, c]));
 
 const written = `## Proposed changes
@@ -21,7 +23,7 @@ Adds a read-only view of the Metal buffer behind an evaluated array.
 const message: PolicyFile = { path: 'pr/commit-message.txt', text: 'Add Metal storage export view\n\nLets extensions borrow the MTL::Buffer of an array.\n' };
 
 describe('PR policy checks', () => {
-  it('fail on the shipped templates and name every placeholder by file and line', () => {
+  it('fail on the templates as shipped and name every placeholder by file and line', () => {
     const files = [shipped('description.md'), shipped('commit-message.txt')];
     const places = findPlaceholders(files).map((p) => `${p.path}:${p.line}`);
     expect(places).toEqual(['pr/description.md:3', 'pr/description.md:7', 'pr/description.md:12', 'pr/commit-message.txt:1', 'pr/commit-message.txt:3']);

@@ -92,18 +92,20 @@ export function policyChecks(files: readonly PolicyFile[]): CheckResult[] {
   const more = placeholders.length > where.length ? ` and ${placeholders.length - where.length} more` : '';
   const checks: CheckResult[] = [];
 
+  // This check is about presence only. Its ok line names no file and no verdict on the text, so it
+  // cannot read as "the description is fine" above the FAIL lines of the checks that read the text.
   const missing = [...(description ? [] : [DESCRIPTION_FILE]), ...(messages.length ? [] : ['pr/commit-message.txt'])];
   checks.push(
     missing.length
       ? {
           id: 'pr-files',
-          title: 'PR description and commit message',
+          title: 'PR text files present',
           status: 'fail',
           detail: `missing ${missing.join(', ')}`,
           fix: 'Restore the templates from the mlx-storage-pr package (pr/) and write them yourself.',
           required: true,
         }
-      : { id: 'pr-files', title: 'PR description and commit message', status: 'pass', detail: files.map((f) => f.path).join(', '), required: true },
+      : { id: 'pr-files', title: 'PR text files present', status: 'pass', detail: `a description and ${messages.length} commit message${messages.length === 1 ? '' : 's'} in pr/`, required: true },
   );
 
   const empty = files.filter((f) => ownWords(f.text).length === 0).map((f) => f.path);

@@ -74,5 +74,9 @@ describe('verify', () => {
     const again = byId((await verify()).json);
     expect(again['pr-placeholders']).toMatchObject({ status: 'fail' });
     expect(again['pr-placeholders']?.detail).toContain('pr/commit-message.txt:1');
+    const human = (await runCli(['verify'], { cwd: project, env: bare })).stdout;
+    expect(human).toContain('ok   PR text files present: a description and 1 commit message in pr/\n');
+    expect(human).toContain('FAIL Text written by you: placeholders left at pr/commit-message.txt:1');
+    expect(human).not.toMatch(/^ok .*(pr\/commit-message\.txt|PR description and commit message)/m);
   });
 });

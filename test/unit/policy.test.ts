@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { formatChecks } from '../../src/core/checks.js';
 import { disclosureText, findPlaceholders, policyChecks, type PolicyFile } from '../../src/core/policy.js';
 import { FIXTURES } from '../support/repos.js';
 
@@ -56,5 +57,15 @@ describe('PR policy checks', () => {
     expect(byId([{ path: 'pr/description.md', text: written }, { path: 'pr/commit-message.txt', text: '\n' }])['pr-placeholders']?.detail).toContain(
       'no text yet in pr/commit-message.txt',
     );
+  });
+
+  it('never prints an ok line about the files that FAIL lines below it are about', () => {
+    const lines = formatChecks(policyChecks([shipped('description.md'), shipped('commit-message.txt')]));
+    const failing = lines.filter((l) => l.startsWith('FAIL'));
+    expect(failing.length).toBeGreaterThan(0);
+    for (const ok of lines.filter((l) => l.startsWith('ok'))) {
+      expect(ok).not.toMatch(/pr\/description\.md|pr\/commit-message\.txt|PR description and commit message/);
+    }
+    expect(lines[0]).toBe('ok   PR text files present: a description and 1 commit message in pr/');
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -91,6 +91,18 @@ describe('apply', () => {
     breakDocsPatch();
     expect((await apply()).code).toBe(4);
     expect(snapshot(checkout)).toBe(before);
+  });
+
+  it('names file_exists for a template or a patch that creates a file the pinned commit has', async () => {
+    writeFileSync(path.join(project, 'templates/mlx/backend/metal/no_metal.cpp'), 'a new file\n');
+    write('patches/0003-create.patch', 'diff --git a/tests/CMakeLists.txt b/tests/CMakeLists.txt\nnew file mode 100644\n--- /dev/null\n+++ b/tests/CMakeLists.txt\n@@ -0,0 +1 @@\n+a new file\n');
+    write('patches/series', '0001-metal-cmake.patch\n0002-docs.patch\n0003-create.patch\n');
+    const result = await apply('--json');
+    expect(result.code).toBe(4);
+    expect(result.json.error.details.conflicts.map((c: { patch: string; file: string; reason: string }) => `${c.patch}:${c.file}:${c.reason}`)).toEqual([
+      'templates/mlx/backend/metal/no_metal.cpp:mlx/backend/metal/no_metal.cpp:file_exists',
+      '0003-create.patch:tests/CMakeLists.txt:file_exists',
+    ]);
   });
 
   it('names patch_changed, file_missing and already_applied', async () => {
@@ -285,7 +297,75 @@ describe('locking', () => {
   });
 });
 
+describe('pin checks', () => {
+  it('refuses a pin that names a tree, not a commit, and leaves no checkout', async () => {
+    const tree = git(upstream.dir, 'rev-parse', 'HEAD^{tree}').trim();
+    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = tree));
+    const result = await apply('--json');
+    expect(result.code).toBe(5);
+    expect(result.json.error).toMatchObject({ code: 'COMMIT_NOT_FOUND', message: `Fetching ${tree} from ${upstream.dir} did not produce that commit.` });
+    expect(existsSync(checkout)).toBe(false);
+  });
+
+  it('after apply, checks that HEAD is the applied commit on the pinned one', async () => {
+    expect((await apply()).code).toBe(0);
+    // A post-checkout hook that moves the branch back: the checkout then no longer holds the series.
+    const hook = path.join(checkout, '.git', 'hooks', 'post-checkout');
+    writeFileSync(hook, '#!/bin/sh\ngit reset --quiet --soft HEAD~1\n');
+    chmodSync(hook, 0o755);
+    write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    const result = await apply('--json');
+    expect(result.code).toBe(5);
+    expect(result.json.error).toMatchObject({ code: 'HEAD_MISMATCH', message: `After apply, HEAD of ${checkout} is not the applied commit on top of ${upstream.sha}.` });
+  });
+
+  it('fetches a moved pin into an existing checkout before applying', async () => {
+    expect((await apply()).code).toBe(0);
+    writeFileSync(path.join(upstream.dir, 'NEWS.md'), 'moved\n');
+    git(upstream.dir, 'add', 'NEWS.md');
+    git(upstream.dir, 'commit', '--quiet', '-m', 'move the pin');
+    const moved = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = moved));
+    const status = await runCli(['status', '--json'], { cwd: project });
+    expect(status.json).toMatchObject({ state: 'missing-pinned-commit', pinned: moved, base: upstream.sha });
+    const human = await runCli(['status'], { cwd: project });
+    expect(human.stdout).toContain(`base:     ${upstream.sha}  <- not the pinned commit\n`);
+    expect(human.stdout).toContain('series:   the checkout lacks the pinned commit: run `mlx-storage-pr apply`\n');
+    const result = await apply('--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.fetched).toBe(true);
+    expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(moved);
+  });
+});
+
 describe('status and reset', () => {
+  it('prints the state for people: checkout, commits, series state, differing and uncommitted files', async () => {
+    const none = await runCli(['status'], { cwd: project });
+    expect(none.stdout).toBe(`No checkout in ${checkout}. Run \`mlx-storage-pr apply\`.\n`);
+    await apply();
+    const head = git(checkout, 'rev-parse', 'HEAD').trim();
+    writeFileSync(path.join(checkout, 'mlx/backend/metal/storage_view.h'), '// edited\n');
+    writeFileSync(path.join(checkout, 'notes.txt'), 'mine\n');
+    const result = await runCli(['status'], { cwd: project });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `checkout: ${checkout}`,
+        `pinned:   ${upstream.sha} (MLX 0.32.2)`,
+        `head:     ${head} on mlx-storage-pr`,
+        `base:     ${upstream.sha}`,
+        'series:   applied and current',
+        'differs from the rendered series:',
+        '  mlx/backend/metal/storage_view.h',
+        'uncommitted changes:',
+        '   M mlx/backend/metal/storage_view.h',
+        '  ?? notes.txt',
+        '',
+      ].join('\n'),
+    );
+  });
+
+
   it('reports pinned and actual commits, differences and dirty files', async () => {
     const none = await runCli(['status', '--json'], { cwd: project });
     expect(none.json).toMatchObject({ ok: true, state: 'no-checkout' });

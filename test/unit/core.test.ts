@@ -130,6 +130,12 @@ describe('diagnoseFile', () => {
     expect(diagnoseFile('p', f, { content: 'one\nthree\n', blob: '999', reverseApplies: false }, 'abc1234')).toMatchObject({ reason: 'upstream_changed', hunk: 1, hunkHeader: '@@ -1,2 +1,2 @@' });
     expect(diagnoseFile('p', f, { content: 'one\ntwo\n', blob: '999', reverseApplies: false }, 'abc1234')).toBeUndefined();
   });
+  it('tells file_exists from already_applied for a patch that creates a file', () => {
+    const [created] = parsePatchFiles('diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+new\n', 'p');
+    expect(diagnoseFile('p', created!, { content: null, blob: null, reverseApplies: false }, undefined)).toBeUndefined();
+    expect(diagnoseFile('p', created!, { content: 'other\n', blob: '999', reverseApplies: false }, undefined)).toMatchObject({ reason: 'file_exists', file: 'n' });
+    expect(diagnoseFile('p', created!, { content: 'new\n', blob: '999', reverseApplies: true }, undefined)?.reason).toBe('already_applied');
+  });
 });
 
 describe('chooseSource', () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { checkBlas } from '../../src/ops/doctor.js';
+import { BLAS_SEARCH, checkBlas } from '../../src/ops/doctor.js';
 import { FIXTURES, pathWith, runCli, tempDir } from '../support/repos.js';
 
 const byId = (json: { checks: Array<{ id: string; status: string }> }) => Object.fromEntries(json.checks.map((c) => [c.id, c]));
@@ -90,6 +90,11 @@ describe.skipIf(!blasInstalled)(blasInstalled ? 'doctor on Linux with BLAS/LAPAC
   it('finds the libraries on a user PATH without /sbin, where ldconfig lives', async () => {
     const result = await runCli(['doctor', 'test', '--json'], { cwd: FIXTURES, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
     expect(byId(result.json)['blas']).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
+  });
+
+  it('reads ldconfig\'s cache by its full path when the library folders are not the usual ones', async () => {
+    const check = await checkBlas({ PATH: '/usr/local/bin:/usr/bin:/bin' }, { ...BLAS_SEARCH, libDirs: [] });
+    expect(check).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
   });
 });
 

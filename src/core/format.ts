@@ -435,16 +435,3 @@ export function mapFormattedBack(raw: readonly string[], rendered: readonly stri
   }
   return out;
 }
-
-/**
- * The hunks of a new diff from `pre` to `post` (raw text, placeholders kept),
- * in the shape `splitPatch` returns.
- */
-export function diffHunks(pre: string, post: string): RawHunk[] {
-  const text = createTwoFilesPatch('a', 'b', pre, post, undefined, undefined, { context: 3 });
-  const lines = toLines(text).lines;
-  const first = lines.findIndex((l) => l.startsWith('@@'));
-  if (first < 0) return [];
-  const section = splitPatch(['--- a', '+++ b', ...lines.slice(first)].join('\n') + '\n', 'generated diff').sections[0];
-  return section ? section.hunks : [];
-}

@@ -138,5 +138,10 @@ describe('patches', () => {
     expect(steps[0]?.post.rendered).toEqual(['int a;', 'class MetalStorageView;', 'int  b;', 'int c;']);
     expect(steps[0]?.post.raw).toEqual(['int a;', 'class {{class_name}};', 'int  b;', 'int c;']);
     expect(steps[0]?.added).toEqual([[2, 3]]);
+    // Added lines name their line in the patch file (the `+` lines are lines 9 and 10 of `raw`).
+    expect(steps[0]?.sources).toEqual([{ pre: 0 }, { patchLine: 9 }, { patchLine: 10 }, { pre: 2 }]);
+    expect(raw.split('\n')[8]).toBe('+class {{class_name}};');
+    expect(steps[1]?.sources).toEqual([{ patchLine: 17 }]);
+    expect(raw.split('\n')[16]).toBe('+new');
   });
 });

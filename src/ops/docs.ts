@@ -54,6 +54,9 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   const changed = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)).filter(isDocsFile))];
   if (added.length === 0 && changed.length === 0) return { sphinx: null, reason: null, files: [] };
 
+  // Python starts slowly: look for Sphinx while git reads the pinned files.
+  const lookupPromise = findSphinx(env, ctx.log);
+  lookupPromise.catch(() => undefined);
   const pinnedCommit = ctx.config.upstream.commit;
   const git = await openCheckout(ctx.workdir, ctx.log);
   if (git === null || !(await git.hasCommit(pinnedCommit))) {
@@ -91,7 +94,7 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   }
 
   pages.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const lookup = await findSphinx(env, ctx.log);
+  const lookup = await lookupPromise;
   const sphinx = lookup.tool;
   if (sphinx === null) {
     return { sphinx: null, reason: lookup.reason, files: pages.map((p) => ({ path: p.path, origins: p.origins, baseline: null, patched: null, newWarnings: [], failure: null })) };

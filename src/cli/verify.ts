@@ -20,7 +20,10 @@ export const verifySpec: CommandSpec = {
         'Each check is ok, FAIL or n/c (not checked, with the reason). Exit 1 when a required check is not ok. ' +
           'The Metal type-check is required when it runs or when --metal-cpp/--require-metal is given; when clang 19, libc++ 19 or metal-cpp ' +
           'are missing otherwise, it is reported as not checked and does not fail verify. CMake formatting without cmake-format 0.6.13 is ' +
-          'not checked and does fail verify (pip install cmakelang==0.6.13). The PR text checks read pr/ (see pr/README.md).',
+          'not checked and does fail verify (pip install cmakelang==0.6.13). The PR text checks read pr/ (see pr/README.md). ' +
+          'The docs check builds each .rst page the PR adds or changes with Sphinx (dummy builder, minimal configuration) and fails on ' +
+          'warnings the pinned page does not have; without sphinx-build (SPHINXBUILD or PATH) it is not checked and fails verify ' +
+          '(sudo apt-get install python3-sphinx).',
       ),
   load: async () => {
     const { verify } = await import('../commands/verify.js');

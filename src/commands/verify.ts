@@ -1,6 +1,7 @@
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
 import { ExitCode, isUserError } from '../core/errors.js';
 import { policyChecks } from '../core/policy.js';
+import { docsCheck } from '../ops/docs.js';
 import { checkFormatting, type FormatReport } from '../ops/format.js';
 import { typeCheckPr } from '../ops/metal-typecheck.js';
 import { readPolicyFiles } from '../ops/policy-files.js';
@@ -90,6 +91,7 @@ export async function verify(options: VerifyOptions): Promise<CommandResult<Veri
   const checks: CheckResult[] = [
     ...(await formatStep(ctx, options)),
     await metalStep(ctx, options),
+    await docsCheck(ctx, options.env),
     ...policyChecks(await readPolicyFiles(ctx.projectRoot)),
     ...(await buildChecks(ctx, options)),
   ];

@@ -128,7 +128,7 @@ describe('ci.yml', () => {
     expect(text).toMatch(/echo "METAL_CPP_DIR=/);
     expect(text).toContain('METAL_CPP_URL');
     const e2e = step('mlx-linux', (s) => s.id === 'e2e');
-    expect(e2e.run).toMatch(/^npx vitest run test\/e2e --no-file-parallelism /);
+    expect(e2e.run).toMatch(/^npx vitest run test\/e2e test\/unit\/workflows\.test\.ts --no-file-parallelism /);
     const verify = step('mlx-linux', (s) => s.id === 'verify');
     expect(verify.run).toContain('npx mlx-storage-pr verify --offline --skip pr-text --metal-cpp "$METAL_CPP_DIR"');
     expect(linux.steps.indexOf(verify)).toBeGreaterThan(linux.steps.indexOf(e2e));

@@ -169,6 +169,18 @@ export class Git {
     return (await git.raw(['commit-tree', tree, '-p', parent, '-m', message])).trim();
   }
 
+  /**
+   * `git diff` between two tree-ish values as a patch, in git's default shape
+   * whatever the user's diff settings are: `a/`/`b/` prefixes, 3 lines of
+   * context, the default algorithm, no colour, no external diff or textconv.
+   * Function context follows git's rules and the repository's attributes.
+   */
+  async diffPatch(from: string, to: string, paths: readonly string[]): Promise<string> {
+    const config = ['diff.noprefix=false', 'diff.mnemonicPrefix=false', 'diff.suppressBlankEmpty=false', 'diff.relative=false'].flatMap((c) => ['-c', c]);
+    const flags = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--unified=3', '--inter-hunk-context=0', '--diff-algorithm=myers', '--indent-heuristic', '--src-prefix=a/', '--dst-prefix=b/'];
+    return this.raw([...config, 'diff', ...flags, from, to, '--', ...paths]);
+  }
+
   /** Paths that differ between two tree-ish values. */
   async changedPaths(from: string, to: string): Promise<string[]> {
     const out = await this.raw(['diff', '--name-only', '-z', '--no-renames', from, to, '--']);

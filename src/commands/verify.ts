@@ -1,11 +1,13 @@
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
 import { ExitCode, isUserError } from '../core/errors.js';
 import { policyChecks } from '../core/policy.js';
+import { docsCheck } from '../ops/docs.js';
 import { checkFormatting, type FormatReport } from '../ops/format.js';
 import { typeCheckPr } from '../ops/metal-typecheck.js';
 import { verifyDepsDir } from '../ops/offline.js';
 import { readPolicyFiles } from '../ops/policy-files.js';
 import { buildChecks } from '../ops/verify-build.js';
+import { groupRuns, skippedChecks } from '../core/verify-skip.js';
 import { loadContext, type CommandResult, type Context, type GlobalOptions } from './context.js';
 
 export interface VerifyOptions extends GlobalOptions {
@@ -19,12 +21,16 @@ export interface VerifyOptions extends GlobalOptions {
   depsDir?: string | undefined;
   debug?: boolean | undefined;
   cmakeArgs?: string[] | undefined;
+  /** Groups or check ids to leave out (`--skip`). */
+  skip?: string[] | undefined;
 }
 
 export interface VerifyData {
   command: 'verify';
   ready: boolean;
   checks: CheckResult[];
+  /** Check ids left out with `--skip`. */
+  skipped: string[];
 }
 
 function notChecked(id: string, title: string, error: unknown, required: boolean): CheckResult {
@@ -89,17 +95,20 @@ async function metalStep(ctx: Context, options: VerifyOptions): Promise<CheckRes
 export async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
+  const skipped = skippedChecks(options.skip ?? []);
   const checks: CheckResult[] = [
-    ...(await formatStep(ctx, options)),
-    await metalStep(ctx, options),
-    ...policyChecks(await readPolicyFiles(ctx.projectRoot)),
-    ...(await buildChecks(ctx, options)),
-  ];
+    ...(groupRuns('format', skipped) ? await formatStep(ctx, options) : []),
+    ...(groupRuns('metal-typecheck', skipped) ? [await metalStep(ctx, options)] : []),
+    ...(groupRuns('docs', skipped) ? [await docsCheck(ctx, options.env)] : []),
+    ...(groupRuns('pr-text', skipped) ? policyChecks(await readPolicyFiles(ctx.projectRoot)) : []),
+    ...(groupRuns('build', skipped) ? await buildChecks(ctx, options) : []),
+  ].filter((c) => !skipped.includes(c.id));
   const ready = checksPass(checks);
   const blocking = checks.filter((c) => c.required && c.status !== 'pass').length;
   const lines = [
     ...formatChecks(checks),
+    ...(skipped.length ? [`left out (--skip): ${skipped.join(', ')}`] : []),
     ready ? 'Ready: every required check passes.' : `Not ready: ${blocking} required check(s) did not pass.`,
   ];
-  return { data: { command: 'verify', ready, checks }, lines, ...(ready ? {} : { exitCode: ExitCode.failure }) };
+  return { data: { command: 'verify', ready, checks, skipped }, lines, ...(ready ? {} : { exitCode: ExitCode.failure }) };
 }

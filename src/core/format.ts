@@ -76,6 +76,8 @@ export interface RawHunk {
   newLines: number;
   header: string;
   lines: string[];
+  /** 1-based line of the header in the text the hunk was split from. */
+  at: number;
 }
 
 export interface PatchSection {
@@ -124,7 +126,7 @@ export function splitPatch(text: string, origin: string): SplitPatch {
       loose = [];
       let oldLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
       let newLeft = hunk[4] === undefined ? 1 : Number(hunk[4]);
-      const parsed: RawHunk = { oldStart: Number(hunk[1]), oldLines: oldLeft, newStart: Number(hunk[3]), newLines: newLeft, header: line, lines: [] };
+      const parsed: RawHunk = { oldStart: Number(hunk[1]), oldLines: oldLeft, newStart: Number(hunk[3]), newLines: newLeft, header: line, lines: [], at: i + 1 };
       while (oldLeft > 0 || newLeft > 0 || (lines[i + 1] ?? '').startsWith('\\')) {
         i++;
         if (i >= lines.length) throw new UserError('SERIES_INVALID', `${origin}: hunk "${line}" is cut short.`, { hint: 'Regenerate the patch with `git diff`.' });
@@ -180,6 +182,9 @@ export interface FileState {
   eofNewline: boolean;
 }
 
+/** Where a line of a patch step's result comes from: a line of the file before (0-based), or a `+` line of the patch file (1-based). */
+export type LineSource = { pre: number } | { patchLine: number };
+
 export interface PatchStep {
   patch: string;
   path: string;
@@ -188,6 +193,8 @@ export interface PatchStep {
   post: FileState;
   /** Lines the hunks add, 1-based inclusive ranges in `post`. */
   added: Array<[number, number]>;
+  /** For each line of `post`, where it comes from. */
+  sources: LineSource[];
   /** True when a hunk carries a `\ No newline at end of file` marker. */
   newlineMarker: boolean;
 }
@@ -201,14 +208,25 @@ function sameLines(a: readonly string[], at: number, b: readonly string[]): bool
  * Applies one file's hunks. Rendering keeps line counts (variables are single
  * line), so the raw hunk lines match the rendered ones by position.
  */
-export function applyHunks(pre: FileState, rendered: readonly RawHunk[], raw: readonly RawHunk[], where: string): { post: FileState; added: Array<[number, number]> } {
+export function applyHunks(
+  pre: FileState,
+  rendered: readonly RawHunk[],
+  raw: readonly RawHunk[],
+  where: string,
+): { post: FileState; added: Array<[number, number]>; sources: LineSource[] } {
   const out: FileState = { rendered: [], raw: [], eofNewline: pre.eofNewline };
   const added: Array<[number, number]> = [];
+  const sources: LineSource[] = [];
+  const keep = (from: number, to: number) => {
+    for (let i = from; i < to; i++) sources.push({ pre: i });
+  };
   let cursor = 0;
   for (const [h, hunk] of rendered.entries()) {
     const rawHunk = raw[h] as RawHunk;
     const body = hunk.lines.filter((l) => !l.startsWith('\\'));
     const rawBody = rawHunk.lines.filter((l) => !l.startsWith('\\'));
+    // The patch-file line of each body line: the raw hunk's header line plus its index among all hunk lines.
+    const patchLines = rawHunk.lines.flatMap((l, i) => (l.startsWith('\\') ? [] : [rawHunk.at + 1 + i]));
     const old = body.filter((l) => !l.startsWith('+')).map((l) => l.slice(1));
     let at = hunk.oldLines === 0 ? hunk.oldStart : hunk.oldStart - 1;
     if (!sameLines(pre.rendered, at, old)) {
@@ -226,6 +244,7 @@ export function applyHunks(pre: FileState, rendered: readonly RawHunk[], raw: re
     }
     out.rendered.push(...pre.rendered.slice(cursor, at));
     out.raw.push(...pre.raw.slice(cursor, at));
+    keep(cursor, at);
     cursor = at;
     for (const [i, line] of body.entries()) {
       const kind = line[0] ?? ' ';
@@ -233,6 +252,7 @@ export function applyHunks(pre: FileState, rendered: readonly RawHunk[], raw: re
       if (kind === '+') {
         out.rendered.push(text);
         out.raw.push((rawBody[i] ?? '').slice(1));
+        sources.push({ patchLine: patchLines[i] as number });
         const n = out.rendered.length;
         const last = added[added.length - 1];
         if (last && last[1] === n - 1) last[1] = n;
@@ -241,6 +261,7 @@ export function applyHunks(pre: FileState, rendered: readonly RawHunk[], raw: re
         if (kind !== '-') {
           out.rendered.push(pre.rendered[cursor] as string);
           out.raw.push(pre.raw[cursor] as string);
+          sources.push({ pre: cursor });
         }
         cursor++;
       }
@@ -248,7 +269,8 @@ export function applyHunks(pre: FileState, rendered: readonly RawHunk[], raw: re
   }
   out.rendered.push(...pre.rendered.slice(cursor));
   out.raw.push(...pre.raw.slice(cursor));
-  return { post: out, added };
+  keep(cursor, pre.rendered.length);
+  return { post: out, added, sources };
 }
 
 /**
@@ -279,10 +301,10 @@ export function seriesSteps(
         const { lines, eofNewline } = toLines(content ?? '');
         pre = { rendered: lines, raw: [...lines], eofNewline };
       }
-      const { post, added } = applyHunks(pre, section.hunks, rawSection.hunks, `${origin}: ${file}`);
+      const { post, added, sources } = applyHunks(pre, section.hunks, rawSection.hunks, `${origin}: ${file}`);
       const newlineMarker = section.hunks.some((h) => h.lines.some((l) => l.startsWith('\\')));
       state.set(file, post);
-      steps.push({ patch: patch.name, path: file, sectionIndex: index, pre, post, added, newlineMarker });
+      steps.push({ patch: patch.name, path: file, sectionIndex: index, pre, post, added, sources, newlineMarker });
     }
   }
   return steps;
@@ -434,17 +456,4 @@ export function mapFormattedBack(raw: readonly string[], rendered: readonly stri
     });
   }
   return out;
-}
-
-/**
- * The hunks of a new diff from `pre` to `post` (raw text, placeholders kept),
- * in the shape `splitPatch` returns.
- */
-export function diffHunks(pre: string, post: string): RawHunk[] {
-  const text = createTwoFilesPatch('a', 'b', pre, post, undefined, undefined, { context: 3 });
-  const lines = toLines(text).lines;
-  const first = lines.findIndex((l) => l.startsWith('@@'));
-  if (first < 0) return [];
-  const section = splitPatch(['--- a', '+++ b', ...lines.slice(first)].join('\n') + '\n', 'generated diff').sections[0];
-  return section ? section.hunks : [];
 }

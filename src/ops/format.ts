@@ -12,7 +12,6 @@ import type { Context } from '../commands/context.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import {
-  diffHunks,
   fromLines,
   isCMakeFile,
   isCppFile,
@@ -29,6 +28,7 @@ import {
 } from '../core/format.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from '../core/plan.js';
 import { checkoutDir, openCheckout } from './checkout.js';
+import { gitDiffHunks } from './patch-diff.js';
 
 export const DEFAULT_CLANG_FORMAT = '21.1.8';
 export const DEFAULT_CMAKE_FORMAT = '0.6.13';
@@ -81,6 +81,8 @@ export interface FormatRun {
   inputs: PlanInputs;
   /** Content at the pinned commit of every file the patches touch (null: created by a patch). */
   pinnedContent: ReadonlyMap<string, string | null>;
+  /** The checkout, where regenerated patches are diffed. */
+  git: Git;
 }
 
 async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
@@ -211,7 +213,7 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
       record({ finding: finding(step.path, origin, 'cmake-format', post, formatted), formatted, step, ...(cmakeRefuse ? { refuse: cmakeRefuse } : {}) });
     }
   }
-  return { report, fixable, plan, inputs, pinnedContent };
+  return { report, fixable, plan, inputs, pinnedContent, git };
 }
 
 function changedLineCount(a: string, b: string): number {
@@ -252,7 +254,8 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
       }
       const section = split.sections[step.sectionIndex];
       if (section === undefined) throw new Error(`${item.finding.origin}: section ${step.sectionIndex} vanished`);
-      section.hunks = diffHunks(fromLines({ lines: step.pre.raw, eofNewline: step.pre.eofNewline }), fromLines({ lines: newRaw, eofNewline: formatted.eofNewline }));
+      const pre = fromLines({ lines: step.pre.raw, eofNewline: step.pre.eofNewline });
+      section.hunks = await gitDiffHunks(run.git, step.path, pre, fromLines({ lines: newRaw, eofNewline: formatted.eofNewline }));
     }
   }
 

@@ -3,6 +3,7 @@ import { findCMakeFormat } from '../adapters/cmake-format.js';
 import type { Env } from '../adapters/env.js';
 import type { Logger } from '../adapters/log.js';
 import { probe } from '../adapters/process.js';
+import { findSphinx } from '../adapters/sphinx.js';
 import type { CheckResult } from '../core/checks.js';
 import { apt, checkBlas, checkCcache, checkCmake, checkCompiler, checkDisk, checkNinja, checkOffline, checkXcode, isMac } from './doctor.js';
 import { DEFAULT_CMAKE_FORMAT } from './format.js';
@@ -21,12 +22,12 @@ export async function checkGit(env: Env): Promise<CheckResult> {
     : { id: 'git', title: 'git', status: 'fail', detail: 'git not found', fix: isMac ? 'xcode-select --install' : apt('git'), required: true };
 }
 
-/** Sphinx, which builds the docs the PR changes. */
-export async function checkSphinx(env: Env): Promise<CheckResult> {
-  const out = await probe('sphinx-build', ['--version'], env);
-  return out
-    ? { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'pass', detail: out.split('\n')[0] ?? out, required: true }
-    : { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'fail', detail: 'sphinx-build not found', fix: isMac ? 'pip install sphinx' : apt('python3-sphinx'), required: true };
+/** Sphinx, which verify's docs check builds the PR's pages with; found as that check finds it (SPHINXBUILD, else PATH). */
+export async function checkSphinx(env: Env, log: Logger): Promise<CheckResult> {
+  const found = await findSphinx(env, log);
+  return found.tool
+    ? { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'pass', detail: `${found.tool.command} ${found.tool.version}`, required: true }
+    : { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'fail', detail: found.reason, fix: isMac ? 'pip install sphinx' : apt('python3-sphinx'), required: true };
 }
 
 /** cmake-format at the version MLX pins, on PATH or through uvx/pipx. */
@@ -69,7 +70,7 @@ export async function machineChecks(
     want('offline-') ? checkOffline(probeOffline(o.depsDir, o.generatedRoot)) : [],
     want('clang-format') ? checkClangFormat().then((c) => [c]) : [],
     want('cmake-format') ? checkCMakeFormat(o.env, o.log).then((c) => [c]) : [],
-    want('sphinx') ? checkSphinx(o.env).then((c) => [c]) : [],
+    want('sphinx') ? checkSphinx(o.env, o.log).then((c) => [c]) : [],
     want('metal-clang') || want('metal-libcxx') ? metalToolchainChecks({ env: o.env, log: o.log }) : [],
   ]);
   return groups.flat();

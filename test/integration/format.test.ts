@@ -80,6 +80,12 @@ describe('format', () => {
     expect(patch).toContain('+{{class_name}}* find_view(const std::string& name, int flags);\n');
     expect(patch).toContain('+bool {{try_export_function}}_for_testing(\n+    const std::string& first_argument_name,\n');
     if (cmakeFormat) expect(projectFile('patches/0002-metal-cmake.patch')).toContain('+          ${CMAKE_CURRENT_SOURCE_DIR}/{{source_file}})');
+    // Hunk headers are as `git diff` writes them, function context (the text after the second @@) included.
+    const gitHeaders = (file: string) => git(checkout, 'diff', upstream.sha, 'HEAD', '--', file).split('\n').filter((l) => l.startsWith('@@'));
+    const patchHeaders = (name: string) => projectFile(`patches/${name}`).split('\n').filter((l) => l.startsWith('@@'));
+    expect(gitHeaders('mlx/backend/metal/metal.h')).toEqual(['@@ -12,4 +12,10 @@ int   legacy_spacing( int x );']);
+    expect(patchHeaders('0001-metal-header.patch')).toEqual(gitHeaders('mlx/backend/metal/metal.h'));
+    if (cmakeFormat) expect(patchHeaders('0002-metal-cmake.patch')).toEqual(gitHeaders('mlx/backend/metal/CMakeLists.txt'));
 
     // apply ran again: the checkout holds the formatted text, and MLX's own line is untouched.
     expect(checkoutFile('mlx/backend/metal/metal.h')).toContain('int   legacy_spacing( int x );');

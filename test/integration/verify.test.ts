@@ -28,6 +28,7 @@ describe('verify', () => {
       'format-cpp',
       'format-cmake',
       'metal-typecheck',
+      'docs',
       'pr-files',
       'pr-placeholders',
       'pr-ai-disclosure',
@@ -42,6 +43,8 @@ describe('verify', () => {
     // Nobody asked for the Metal lane and its tools are missing: reported, not required.
     expect(checks['metal-typecheck']).toMatchObject({ status: 'not-checked', required: false });
     expect(checks['metal-typecheck']?.detail).toContain('clang >= 19');
+    // The series changes no .rst page: nothing for Sphinx to check, even without it.
+    expect(checks['docs']).toMatchObject({ status: 'pass', detail: 'no .rst files in the PR', required: true });
     expect(checks['pr-files']).toMatchObject({ status: 'fail', detail: 'missing pr/description.md, pr/commit-message.txt' });
     // No cmake on this PATH: the build checks fail for exactly that reason, and they are required.
     expect(checks['linux-build']).toMatchObject({ status: 'fail', required: true });

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { templateVariables } from '../../src/core/config.js';
 import { UserError } from '../../src/core/errors.js';
 import {
-  diffHunks,
   isCMakeFile,
   isCppFile,
   joinPatch,
@@ -139,12 +138,10 @@ describe('patches', () => {
     expect(steps[0]?.post.rendered).toEqual(['int a;', 'class MetalStorageView;', 'int  b;', 'int c;']);
     expect(steps[0]?.post.raw).toEqual(['int a;', 'class {{class_name}};', 'int  b;', 'int c;']);
     expect(steps[0]?.added).toEqual([[2, 3]]);
-  });
-
-  it('makes new hunks from raw text', () => {
-    const hunks = diffHunks('a\nb\n', 'a\n{{class_name}}\nb\n');
-    expect(hunks).toHaveLength(1);
-    expect(hunks[0]?.lines).toEqual([' a', '+{{class_name}}', ' b']);
-    expect(hunks[0]?.header).toBe('@@ -1,2 +1,3 @@');
+    // Added lines name their line in the patch file (the `+` lines are lines 9 and 10 of `raw`).
+    expect(steps[0]?.sources).toEqual([{ pre: 0 }, { patchLine: 9 }, { patchLine: 10 }, { pre: 2 }]);
+    expect(raw.split('\n')[8]).toBe('+class {{class_name}};');
+    expect(steps[1]?.sources).toEqual([{ patchLine: 17 }]);
+    expect(raw.split('\n')[16]).toBe('+new');
   });
 });

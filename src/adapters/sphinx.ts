@@ -1,0 +1,77 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import { execa } from 'execa';
+
+import type { Logger } from './log.js';
+import { quote } from './process.js';
+
+/** A sphinx-build and its version. */
+export interface Sphinx {
+  command: string;
+  version: string;
+}
+
+export type SphinxLookup = { tool: Sphinx; reason: null } | { tool: null; reason: string };
+
+/** Finds sphinx-build: `SPHINXBUILD` (as in Sphinx's own Makefiles), else `sphinx-build` on PATH. */
+export async function findSphinx(env: Readonly<Record<string, string | undefined>>, log: Logger): Promise<SphinxLookup> {
+  const command = env['SPHINXBUILD'] || 'sphinx-build';
+  log.debug(`Looking for Sphinx: ${command} --version`);
+  const result = await execa(command, ['--version'], { reject: false, env: { ...env }, extendEnv: false, timeout: 60_000, stdin: 'ignore' });
+  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(`${String(result.stdout)} ${String(result.stderr)}`)?.[1];
+  if (result.exitCode !== 0 || version === undefined) return { tool: null, reason: `${command} not found` };
+  return { tool: { command, version }, reason: null };
+}
+
+export interface DummyBuild {
+  /** sphinx-build's exit code (null: it did not start). */
+  exitCode: number | null;
+  /** The warnings file (`-w`). */
+  warnings: string;
+  /** The temporary source folder the pages were built in (gone when this returns); warnings name it. */
+  srcdir: string;
+  /** Last lines of sphinx-build's own output, for errors. */
+  tail: string;
+}
+
+/**
+ * Builds pages with the `dummy` builder (parses and resolves, writes
+ * nothing) in a temporary source folder holding only `conf` (as conf.py)
+ * and `files`.
+ */
+export async function buildDummy(
+  sphinx: Sphinx,
+  input: { conf: string; files: ReadonlyArray<{ path: string; content: string }> },
+  options: { env: Readonly<Record<string, string | undefined>>; log: Logger },
+): Promise<DummyBuild> {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'mlx-storage-pr-sphinx-'));
+  try {
+    const srcdir = path.join(tmp, 'src');
+    await mkdir(srcdir);
+    await writeFile(path.join(srcdir, 'conf.py'), input.conf);
+    for (const file of input.files) {
+      const target = path.join(srcdir, file.path);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, file.content);
+    }
+    const warningFile = path.join(tmp, 'warnings.txt');
+    const args = ['-b', 'dummy', '-E', '-N', '-q', '-w', warningFile, '-d', path.join(tmp, 'doctrees'), srcdir, path.join(tmp, 'out')];
+    options.log.command([sphinx.command, ...args].map(quote).join(' '), tmp);
+    const result = await execa(sphinx.command, args, {
+      cwd: tmp,
+      reject: false,
+      all: true,
+      stdin: 'ignore',
+      env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
+      extendEnv: false,
+      timeout: 10 * 60_000,
+    });
+    const warnings = await readFile(warningFile, 'utf8').catch(() => '');
+    const tail = String(result.all ?? '').trim().split('\n').slice(-8).join('\n');
+    return { exitCode: result.exitCode ?? null, warnings, srcdir, tail: tail || String(result.message ?? '') };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}

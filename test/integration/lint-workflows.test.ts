@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { git, REPO_ROOT, tempDir } from '../support/repos.js';
+
+const SCRIPT = path.join(REPO_ROOT, 'scripts', 'lint-workflows.mjs');
+const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
+const shellcheckReason = 'skipped: shellcheck is not installed (sudo apt-get install shellcheck)';
+if (!hasShellcheck) console.warn(`lint-workflows shellcheck cases: ${shellcheckReason}`);
+
+const lint = (root: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) => {
+  const result = spawnSync(process.execPath, [SCRIPT, ...(options.args ?? []), root], { encoding: 'utf8', env: options.env ?? process.env, timeout: 120_000 });
+  return { code: result.status, out: `${result.stdout}${result.stderr}` };
+};
+
+// Line 9 is `echo $FOO`: unquoted, shellcheck SC2086.
+const WORKFLOW = `on: push
+permissions:
+  contents: read
+jobs:
+  build:
+    runs-on: macos-26
+    steps:
+      - run: |
+          echo $FOO
+`;
+
+/** A git repository holding one workflow, and .github/actionlint.yaml when `labels` is given. */
+function project(labels?: string[]): string {
+  const dir = tempDir('msp-lint-');
+  git(dir, 'init', '--quiet');
+  mkdirSync(path.join(dir, '.github', 'workflows'), { recursive: true });
+  writeFileSync(path.join(dir, '.github', 'workflows', 'build.yml'), WORKFLOW);
+  if (labels) writeFileSync(path.join(dir, '.github', 'actionlint.yaml'), `self-hosted-runner:\n  labels:\n${labels.map((l) => `    - ${l}\n`).join('')}`);
+  return dir;
+}
+
+describe('scripts/lint-workflows.mjs', () => {
+  it('reports a runner label actionlint does not know', { timeout: 120_000 }, () => {
+    const result = lint(project());
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('.github/workflows/build.yml:6:14: label "macos-26" is unknown');
+  });
+
+  it('reads the labels .github/actionlint.yaml declares', { timeout: 120_000 }, () => {
+    const result = lint(project(['macos-26']));
+    expect(result.out).not.toContain('label "macos-26" is unknown');
+    expect(result.out).toMatch(/^0 actionlint and \d+ shellcheck finding\(s\)|^ok: /m);
+  });
+
+  it.skipIf(!hasShellcheck)(hasShellcheck ? 'reports shellcheck findings at their line in the workflow' : `reports shellcheck findings (${shellcheckReason})`, { timeout: 120_000 }, () => {
+    const result = lint(project(['macos-26']));
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('.github/workflows/build.yml:9:6: shellcheck SC2086 (info) in build step 1: Double quote to prevent globbing and word splitting.');
+  });
+
+  it('fails with --require-shellcheck when shellcheck is missing, and says what was not checked', { timeout: 120_000 }, () => {
+    const env = { PATH: '/nonexistent' };
+    const lenient = lint(project(['macos-26']), { env });
+    expect(lenient.code).toBe(0);
+    expect(lenient.out).toContain('shellcheck not found: run: blocks not checked');
+    const strict = lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
+    expect(strict.code).toBe(1);
+  });
+
+  it("passes on this repository's workflows", { timeout: 120_000 }, () => {
+    const result = lint(REPO_ROOT, hasShellcheck ? { args: ['--require-shellcheck'] } : {});
+    expect(result.out).toMatch(/^ok: .github\/workflows\/ci\.yml: actionlint 1\.7\.7/m);
+    expect(result.code).toBe(0);
+  });
+});

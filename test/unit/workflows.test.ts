@@ -1,0 +1,208 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+import { describeName, mlxRepo } from '../support/mlx.js';
+import { REPO_ROOT } from '../support/repos.js';
+
+type Step = { name?: string; id?: string; uses?: string; run?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, unknown> } & Record<string, unknown>;
+type Job = { steps: Step[]; strategy?: { matrix: Record<string, unknown> }; env?: Record<string, unknown> } & Record<string, unknown>;
+type Workflow = { on: Record<string, unknown>; jobs: Record<string, Job> } & Record<string, unknown>;
+
+const GITHUB = path.join(REPO_ROOT, '.github');
+const files = readdirSync(path.join(GITHUB, 'workflows')).filter((f) => /\.ya?ml$/.test(f));
+const read = (file: string) => readFileSync(path.join(GITHUB, 'workflows', file), 'utf8');
+const load = (file: string) => parse(read(file)) as Workflow;
+const steps = (wf: Workflow) => Object.values(wf.jobs).flatMap((job) => job.steps);
+const uses = (wf: Workflow, action: string) => steps(wf).filter((s) => s.uses?.split('@')[0] === action);
+
+describe.each(files)('workflow %s', (file) => {
+  const wf = load(file);
+
+  it('grants the token only contents: read, and no job widens it', () => {
+    expect(wf['permissions']).toEqual({ contents: 'read' });
+    for (const job of Object.values(wf.jobs)) expect(job['permissions']).toBeUndefined();
+  });
+
+  it('runs on pushes to main and on pull requests, and cancels superseded runs outside main', () => {
+    expect(wf.on['push']).toEqual({ branches: ['main'] });
+    expect(wf.on).toHaveProperty('pull_request');
+    expect(wf['concurrency']).toEqual({
+      group: '${{ github.workflow }}-${{ github.ref }}',
+      'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
+    });
+  });
+
+  it('sets timeout-minutes on every job', () => {
+    for (const [id, job] of Object.entries(wf.jobs)) expect(job['timeout-minutes'], id).toBeGreaterThan(0);
+  });
+
+  it('lets no job or step continue on error, so a failed build fails the run', () => {
+    for (const [id, job] of Object.entries(wf.jobs)) {
+      expect(job, id).not.toHaveProperty('continue-on-error');
+      for (const step of job.steps) expect(step, `${id}: ${step.name ?? step.uses ?? step.run}`).not.toHaveProperty('continue-on-error');
+    }
+  });
+
+  it('pins every third-party action by a full commit SHA with its version in a comment', () => {
+    const lines = read(file)
+      .split('\n')
+      .filter((l) => /^\s*(-\s+)?uses:/.test(l));
+    // Every `uses:` the parser sees is on one of these lines, so none escapes the check.
+    expect(lines.length).toBe(steps(wf).filter((s) => s.uses).length);
+    const pins = new Map<string, string>();
+    for (const line of lines) {
+      const match = /uses:\s*(\S+)(?:\s+#\s*(.*))?$/.exec(line);
+      const [action, ref] = (match?.[1] ?? '').split('@');
+      if (action?.startsWith('./')) continue;
+      expect(action, line).toMatch(/^[\w.-]+\/[\w./-]+$/);
+      expect(ref, line).toMatch(/^[0-9a-f]{40}$/);
+      expect(match?.[2], line).toMatch(/^v\d+\.\d+\.\d+$/);
+      // One action, one commit across the file.
+      expect(pins.get(action as string) ?? ref, line).toBe(ref);
+      pins.set(action as string, ref as string);
+    }
+  });
+
+  it('checks out without keeping the token in .git/config', () => {
+    for (const step of uses(wf, 'actions/checkout')) expect(step.with?.['persist-credentials']).toBe(false);
+  });
+
+  it('caches npm in setup-node', () => {
+    for (const step of uses(wf, 'actions/setup-node')) expect(step.with?.['cache']).toBe('npm');
+  });
+
+  it('keys ccache by the pinned commit and the series, and saves it only outside pull requests', () => {
+    for (const step of uses(wf, 'hendrikmuhs/ccache-action')) {
+      expect(step.with?.['key']).toContain('${{ steps.pin.outputs.commit }}');
+      expect(step.with?.['key']).toContain("hashFiles('templates/**', 'patches/**', 'mlx-storage-pr.config.json')");
+      expect(step.with?.['save']).toContain("github.event_name != 'pull_request'");
+    }
+  });
+
+  it('names only runner labels that actionlint knows or that .github/actionlint.yaml declares', () => {
+    const declared = (parse(readFileSync(path.join(GITHUB, 'actionlint.yaml'), 'utf8')) as { 'self-hosted-runner': { labels: string[] } })['self-hosted-runner'].labels;
+    for (const job of Object.values(wf.jobs)) {
+      const label = String(job['runs-on']);
+      if (!/^(ubuntu-(22|24)\.04|macos-1[45])$/.test(label)) expect(declared, label).toContain(label);
+    }
+  });
+});
+
+describe('ci.yml', () => {
+  const wf = load('ci.yml');
+  const job = (id: string) => wf.jobs[id] as Job;
+  const step = (jobId: string, test: (s: Step) => boolean) => {
+    const found = job(jobId).steps.find(test);
+    expect(found, `${jobId}: step not found`).toBeDefined();
+    return found as Step;
+  };
+
+  it('restores ccache in every job that builds MLX, before the build', () => {
+    for (const id of ['mlx-linux', 'mlx-linux-shared', 'macos']) {
+      const ccache = job(id).steps.findIndex((s) => s.uses?.startsWith('hendrikmuhs/ccache-action@') === true);
+      const build = job(id).steps.findIndex((s) => /mlx-storage-pr (test|verify)|vitest run test\/e2e/.test(s.run ?? ''));
+      expect(ccache, id).toBeGreaterThanOrEqual(0);
+      expect(build, id).toBeGreaterThan(ccache);
+    }
+  });
+
+  it('runs .ci/run (tests and workflow lint) on Node 20, 22 and 24', () => {
+    expect(job('tool-tests').strategy?.matrix['node']).toEqual([20, 22, 24]);
+    expect(step('tool-tests', (s) => s.uses?.startsWith('actions/setup-node') === true).with?.['node-version']).toBe('${{ matrix.node }}');
+    expect(step('tool-tests', (s) => s.run !== undefined && s.run.includes('.ci/run')).run).toBe('bash .ci/run');
+    const ciRun = readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    expect(ciRun).toMatch(/^npm run lint:workflows -- --require-shellcheck$/m);
+    expect(ciRun).toMatch(/apt-get install[^\n]*(\\\n[^\n]*)*\bshellcheck\b/);
+  });
+
+  it('runs the e2e tests on the real MLX one file at a time, then verify without the PR text, and keeps the logs of a failure', () => {
+    const linux = job('mlx-linux');
+    const text = linux.steps.map((s) => s.run ?? '').join('\n');
+    for (const pkg of ['nlohmann-json3-dev', 'libfmt-dev', 'libopenblas-dev', 'liblapacke-dev', 'doctest-dev', 'clang-19', 'libc++-19-dev', 'cmake-format']) expect(text).toContain(pkg);
+    expect(text).toMatch(/fetch --depth 1 https:\/\/github\.com\/ml-explore\/mlx\.git "\$PIN:refs\/heads\/pinned"/);
+    expect(text).toMatch(/echo "MLX_REPO=/);
+    expect(text).toMatch(/echo "METAL_CPP_DIR=/);
+    expect(text).toContain('METAL_CPP_URL');
+    const e2e = step('mlx-linux', (s) => s.id === 'e2e');
+    expect(e2e.run).toMatch(/^npx vitest run test\/e2e test\/unit\/workflows\.test\.ts --no-file-parallelism /);
+    const verify = step('mlx-linux', (s) => s.id === 'verify');
+    expect(verify.run).toContain('npx mlx-storage-pr verify --offline --skip pr-text --metal-cpp "$METAL_CPP_DIR"');
+    expect(linux.steps.indexOf(verify)).toBeGreaterThan(linux.steps.indexOf(e2e));
+    expect(step('mlx-linux', (s) => s.name === 'Job summary').run).toContain('cat "$LOG_DIR/verify.txt"');
+    const upload = step('mlx-linux', (s) => s.uses?.startsWith('actions/upload-artifact') === true);
+    expect(upload.if).toBe('failure()');
+  });
+
+  it('builds the Linux shared-library leg as MLX does: Debug, BUILD_SHARED_LIBS, warnings as errors', () => {
+    expect(step('mlx-linux-shared', (s) => s.id === 'build').run).toContain('test --debug --json -- -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON');
+  });
+
+  it('macOS: Homebrew tools without auto-update, the Metal toolchain with its download fallback, warnings as errors on every leg', () => {
+    const mac = job('macos');
+    expect(mac['runs-on']).toBe('macos-26');
+    expect(mac.env?.['HOMEBREW_NO_AUTO_UPDATE']).toBe(1);
+    expect(step('macos', (s) => s.run?.startsWith('brew install') === true).run).toBe('brew install doctest ninja ccache');
+    const toolchain = step('macos', (s) => s.name === 'Metal toolchain').run ?? '';
+    expect(toolchain).toContain('if ! xcrun -sdk macosx metal --version; then');
+    expect(toolchain).toContain('xcodebuild -downloadComponent MetalToolchain');
+    expect(mac.env?.['CMAKE_ARGS']).toBe('${{ matrix.cmake-args }} -DCMAKE_COMPILE_WARNING_AS_ERROR=ON');
+    expect(mac.env?.['MACOSX_DEPLOYMENT_TARGET']).toBe('${{ matrix.target }}');
+  });
+
+  it('macOS: the Metal build runs the storage cases with DEVICE=cpu and fails the job when it fails', () => {
+    const metal = step('macos', (s) => s.id === 'metal');
+    expect(metal.env).toEqual({ DEVICE: 'cpu' });
+    expect(metal.run).toContain('npx mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"');
+    const summary = step('macos', (s) => s.name === 'Job summary').run ?? '';
+    expect(summary).toContain('metal::is_available()\\` stays true');
+    expect(summary).toContain('no GPU kernel ran');
+    expect(summary).toContain('The stub cases return early in a Metal build.');
+  });
+
+  it('macOS: check-metal runs after the build, also when the build failed, with the doctest headers from Homebrew', () => {
+    const mac = job('macos');
+    const check = step('macos', (s) => s.id === 'check-metal');
+    expect(check.if).toMatch(/^always\(\) && /);
+    expect(check.run).toBe('npx mlx-storage-pr check-metal --include "$(brew --prefix doctest)/include"');
+    expect(mac.steps.indexOf(check)).toBeGreaterThan(mac.steps.indexOf(step('macos', (s) => s.id === 'metal')));
+  });
+});
+
+const mlx = mlxRepo();
+const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mlx-storage-pr.config.json'), 'utf8')) as { upstream: { commit: string } };
+const atPin = (file: string) => execFileSync('git', ['-C', mlx.repo as string, 'show', `${config.upstream.commit}:${file}`], { encoding: 'utf8' });
+
+describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against MLX's CI at the pinned commit"), () => {
+  const macMatrix = () => (load('ci.yml').jobs['macos']?.strategy?.matrix ?? {}) as { target?: string[]; toolkit?: string[]; include?: Array<{ toolkit: string; 'cmake-args': string }> };
+  const argsOf = (toolkit: string) => (macMatrix().include?.find((i) => i.toolkit === toolkit)?.['cmake-args'] ?? '').split(/\s+/).filter(Boolean);
+  const setup = () => atPin('.github/actions/setup/action.yml');
+
+  it('builds for the oldest and newest deployment target of MLX mac_build', () => {
+    const upstream = (parse(atPin('.github/workflows/build_and_test.yml')) as { jobs: { mac_build: { strategy: { matrix: { 'macos-target': string[] } } } } }).jobs.mac_build.strategy.matrix['macos-target'];
+    const sorted = [...upstream].sort((a, b) => Number(a) - Number(b));
+    expect(macMatrix().target).toEqual([sorted[0], sorted[sorted.length - 1]]);
+    expect(macMatrix().toolkit).toEqual(['cpu', 'metal', 'jit']);
+  });
+
+  it('configures the JIT and Metal-off legs with the CMake arguments of MLX setup action', () => {
+    const text = setup();
+    const jit = /toolkit == 'jit' \}\} ; then\s+cmakeArgs\+=\(([^)]*)\)/.exec(text)?.[1];
+    expect(jit).toBeDefined();
+    const upstreamJit = ['-DMLX_BUILD_METAL=ON', ...[...(jit as string).matchAll(/"([^"]+)"/g)].map((m) => m[1] as string)];
+    expect(argsOf('jit').sort()).toEqual(upstreamJit.sort());
+    expect(text).toContain('cmakeArgs+=("-DMLX_BUILD_METAL=OFF")');
+    expect(argsOf('cpu')).toEqual(['-DMLX_BUILD_METAL=OFF']);
+    expect(text).toContain('"-DCMAKE_COMPILE_WARNING_AS_ERROR=ON"');
+  });
+});
+
+describe('dependabot.yml', () => {
+  it('keeps the GitHub Actions up to date', () => {
+    const config = parse(readFileSync(path.join(GITHUB, 'dependabot.yml'), 'utf8')) as { updates: Array<{ 'package-ecosystem': string; directory: string }> };
+    expect(config.updates).toContainEqual(expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }));
+  });
+});

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -18,6 +18,20 @@ export function findProjectRoot(cwd: string): string {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
     if (path.dirname(dir) === dir) return PACKAGE_ROOT;
+  }
+}
+
+/**
+ * `file` with symlinks resolved. A path that does not exist yet keeps its
+ * missing tail on the real path of its nearest existing parent.
+ */
+export function realPath(file: string): string {
+  const absolute = path.resolve(file);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    return parent === absolute ? absolute : path.join(realPath(parent), path.basename(absolute));
   }
 }
 

@@ -35,7 +35,8 @@ export type ErrorCode =
   | 'TEST_BINARY_CRASHED'
   | 'TOOL_MISSING'
   | 'CHECK_FAILED'
-  | 'USAGE';
+  | 'USAGE'
+  | 'WORKDIR_INVALID';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -59,6 +60,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   TOOL_MISSING: ExitCode.toolMissing,
   CHECK_FAILED: ExitCode.failure,
   USAGE: ExitCode.usage,
+  WORKDIR_INVALID: ExitCode.usage,
 };
 
 /**

@@ -32,9 +32,11 @@ export interface ApplyData {
   saved?: SavedWork;
 }
 
-export function conflictError(conflicts: Conflict[]): UserError {
-  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
-    hint: 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
+export function conflictError(conflicts: Conflict[], options: { threeWay?: boolean } = {}): UserError {
+  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit${options.threeWay ? ', not even with a three-way merge' : ''}:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
+    hint: options.threeWay
+      ? 'The three-way merge could not resolve it either (the patch needs an `index` line naming a blob the checkout has, and changes that do not overlap upstream\'s). Refresh the named patch by hand: edit the file in the checkout, then `git diff`.'
+      : 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
     details: { conflicts },
   });
 }
@@ -53,11 +55,13 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     patches: plan.patches.map((p) => p.name),
   };
 
+  // Without a checkout a dry run only reads the project, so it takes no lock and creates no workdir.
+  if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log)) === null) {
+    const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
+    return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
+  }
+
   return withLock(ctx.workdir, 'apply', async () => {
-    if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log)) === null) {
-      const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
-      return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
-    }
 
     const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
     const paths = plannedPaths(plan);
@@ -71,7 +75,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
 
     const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
-    if (built.tree === null) throw conflictError(built.conflicts);
+    if (built.tree === null) throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
 
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;

@@ -16,10 +16,10 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
   const ctx = await loadContext(options);
   const pinned = ctx.config.upstream.commit;
   const base = { command: 'reset' as const, checkout: checkoutDir(ctx.workdir), pinned };
+  if ((await openCheckout(ctx.workdir, ctx.log)) === null) {
+    return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
+  }
   return withLock(ctx.workdir, 'reset', async () => {
-    if ((await openCheckout(ctx.workdir, ctx.log)) === null) {
-      return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
-    }
     const { git, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {

@@ -1,4 +1,4 @@
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { spawn } from 'node:child_process';
 
 import type { Logger } from './log.js';
 
@@ -25,9 +25,32 @@ export interface StatusEntry {
 
 export const STATE_AUTHOR = { name: 'mlx-storage-pr', email: 'mlx-storage-pr@localhost' };
 
+/**
+ * Runs git and collects its output. Any non-zero exit is a failure, also when
+ * git prints its reason on stdout (`git stash push` on an unmerged index does).
+ * Git is started directly: no shell, arguments passed as they are.
+ */
+function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error) => reject(new GitCommandError(args, error.message)));
+    child.on('close', (code, signal) => {
+      const stdout = Buffer.concat(out).toString('utf8');
+      if (code === 0) return resolve(stdout);
+      const stderr = Buffer.concat(err).toString('utf8').trim();
+      const reason = [stderr, stdout.trim()].filter(Boolean).join('\n') || (signal ? `stopped by ${signal}` : `exit code ${code}`);
+      reject(new GitCommandError(args, reason));
+    });
+  });
+}
+
 /** One git working folder. Every method runs exactly one git command. */
 export class Git {
-  private readonly git: SimpleGit;
+  private readonly processEnv: NodeJS.ProcessEnv;
 
   constructor(
     readonly dir: string,
@@ -36,17 +59,7 @@ export class Git {
   ) {
     const merged: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) merged[key] = value;
-    // The environment is the user's own (editor, pager, ssh settings), not untrusted input,
-    // so simple-git's checks on those variables stay off; its checks on arguments stay on.
-    const unsafe = {
-      allowUnsafeEditor: true,
-      allowUnsafePager: true,
-      allowUnsafeSshCommand: true,
-      allowUnsafeAskPass: true,
-      allowUnsafeGitProxy: true,
-      allowUnsafeConfigEnvCount: true,
-    };
-    this.git = simpleGit({ baseDir: dir, trimmed: false, unsafe }).env({ ...merged, LC_ALL: 'C', ...env });
+    this.processEnv = { ...merged, LC_ALL: 'C', ...env };
   }
 
   /** The same folder with a separate index file, for building trees without touching the user's index. */
@@ -57,11 +70,7 @@ export class Git {
   async raw(args: string[], options: { echo?: boolean } = {}): Promise<string> {
     if (options.echo) this.log.command(`git ${args.join(' ')}`, this.dir);
     else this.log.debug(`git ${args.join(' ')}`);
-    try {
-      return await this.git.raw(args);
-    } catch (error) {
-      throw new GitCommandError(args, (error as Error).message);
-    }
+    return runGit(args, this.dir, this.processEnv);
   }
 
   async init(): Promise<void> {
@@ -114,6 +123,12 @@ export class Git {
       if (code.startsWith('R') || code.startsWith('C')) i++;
     }
     return entries;
+  }
+
+  /** Paths with unresolved merge conflicts in the index. */
+  async unmergedPaths(): Promise<string[]> {
+    const out = await this.raw(['ls-files', '--unmerged', '-z']);
+    return [...new Set(out.split('\0').filter(Boolean).map((line) => line.slice(line.indexOf('\t') + 1)))];
   }
 
   async readTree(treeish: string): Promise<void> {
@@ -190,10 +205,15 @@ export class Git {
     await this.raw(['checkout', '--quiet', '--detach', commit], { echo: true });
   }
 
-  /** Saves tracked and untracked changes; returns the stash commit, or null when there was nothing. */
-  async stash(message: string): Promise<string | null> {
+  /**
+   * Saves tracked and untracked changes (only in `paths`, taken literally, when
+   * given); returns the stash commit, or null when there was nothing to save.
+   */
+  async stash(message: string, paths?: readonly string[]): Promise<string | null> {
     const before = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
-    await this.raw(['stash', 'push', '--include-untracked', '--quiet', '-m', message], { echo: true });
+    const only = paths === undefined ? [] : ['--', ...paths];
+    const literal = new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
+    await literal.raw(['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only], { echo: true });
     const after = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
     return after && after !== before ? after : null;
   }

@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { UserError } from '../core/errors.js';
@@ -21,9 +21,15 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
   const file = path.join(workdir, '.lock');
   for (let attempt = 0; ; attempt++) {
     try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, command, started: new Date().toISOString() }));
-      await handle.close();
+      // Written aside, then linked into place: a lock file is never seen empty,
+      // so a run starting at the same moment cannot take it for a stale one.
+      const draft = `${file}.${process.pid}`;
+      await writeFile(draft, JSON.stringify({ pid: process.pid, command, started: new Date().toISOString() }));
+      try {
+        await link(draft, file);
+      } finally {
+        await rm(draft, { force: true });
+      }
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);

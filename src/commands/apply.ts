@@ -4,7 +4,7 @@ import { formatConflict, type Conflict } from '../core/conflict.js';
 import { UserError } from '../core/errors.js';
 import { buildPlan, plannedPaths, type ApplyPlan } from '../core/plan.js';
 import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
-import { classifyHead, saveUserWork, type SavedWork } from '../ops/state.js';
+import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
 import { appliedCommitMessage, buildTree } from '../ops/tree.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -80,7 +80,9 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;
     const changed = await git.changedPaths(current, commit);
-    const dirty = (await git.status(changed)).map((e) => e.path);
+    await verifyNoUnmerged(git);
+    const dirtyEntries = await git.status(changed);
+    const dirty = dirtyEntries.map((e) => e.path);
 
     if (head.kind === 'foreign' && !options.force) {
       throw new UserError('FOREIGN_HEAD', `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`, {
@@ -90,7 +92,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
     if (dirty.length > 0 && !options.force) {
       throw new UserError('DIRTY_CHECKOUT', `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`, {
-        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes them first and prints how to restore them.',
+        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
         details: { dirty },
       });
     }
@@ -102,7 +104,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
 
     let saved: SavedWork | undefined;
     if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
-      saved = await saveUserWork(git, { reason: 'apply', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+      saved = await saveUserWork(git, dirtyEntries, { reason: 'apply', only: true, ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
     }
     await git.checkoutBranch(ctx.config.branch, commit);
     const after = await classifyHead(git, pinned);
@@ -114,7 +116,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     const data: ApplyData = { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
     const lines = [`Applied ${plan.files.length} template(s) and ${plan.patches.length} patch(es) onto MLX ${ctx.config.upstream.version} (${pinned.slice(0, 12)}) in ${git.dir}`];
     lines.push(...changed.map((p) => `  ${p}`));
-    if (saved) lines.push(`Your changes were saved (${saved.refs.join(', ')}). Restore with: ${saved.restore.join(' ; ')}`);
+    if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
     return { data, lines };
   });
 }

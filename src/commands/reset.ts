@@ -1,6 +1,6 @@
 import { withLock } from '../adapters/lock.js';
 import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
-import { saveUserWork, type SavedWork } from '../ops/state.js';
+import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface ResetData {
@@ -25,13 +25,14 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };
     }
+    await verifyNoUnmerged(git);
     let saved: SavedWork | undefined;
     if (dirty.length > 0 || head.kind === 'foreign') {
-      saved = await saveUserWork(git, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+      saved = await saveUserWork(git, dirty, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
     }
     await git.checkoutDetached(pinned);
     const lines = [`Reset ${git.dir} to the pinned commit ${pinned.slice(0, 12)}.`];
-    if (saved) lines.push(`Your changes were saved (${saved.refs.join(', ')}). Restore with: ${saved.restore.join(' ; ')}`);
+    if (saved) ctx.log.info(savedWorkLines(saved, 'all').join('\n'));
     return { data: { ...base, status: 'reset', ...(saved ? { saved } : {}) }, lines };
   });
 }

@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'CHECKOUT_INVALID'
   | 'DIRTY_CHECKOUT'
   | 'FOREIGN_HEAD'
+  | 'UNMERGED_INDEX'
+  | 'SAVE_FAILED'
   | 'PATCH_CONFLICT'
   | 'LOCKED'
   | 'NOT_APPLIED'
@@ -50,6 +52,8 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   CHECKOUT_INVALID: ExitCode.source,
   DIRTY_CHECKOUT: ExitCode.dirty,
   FOREIGN_HEAD: ExitCode.dirty,
+  UNMERGED_INDEX: ExitCode.dirty,
+  SAVE_FAILED: ExitCode.dirty,
   PATCH_CONFLICT: ExitCode.conflict,
   LOCKED: ExitCode.locked,
   NOT_APPLIED: ExitCode.failure,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import yargs, { type Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/package-root.js';
-import { ExitCode, isUserError } from './core/errors.js';
+import { ExitCode, isUserError, permissionErrorFrom } from './core/errors.js';
 import { createLogger } from './adapters/log.js';
 import { commands } from './cli/index.js';
 import type { Handler } from './cli/spec.js';
@@ -19,7 +19,7 @@ export interface Io {
 }
 
 
-const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
+const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error.
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
 function version(): string {
@@ -88,7 +88,9 @@ async function execute(load: () => Promise<Handler>, args: Record<string, unknow
     if (json) io.stdout.write(`${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data }, null, 2)}\n`);
     else io.stdout.write(result.lines.map((l) => `${l}\n`).join(''));
     return result.exitCode ?? ExitCode.ok;
-  } catch (error) {
+  } catch (caught) {
+    // File-system permission errors from anywhere get the same report as other expected failures.
+    const error = permissionErrorFrom(caught) ?? caught;
     if (isUserError(error)) {
       if (json) {
         const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };

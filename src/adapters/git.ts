@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 
+import { permissionDenied } from '../core/errors.js';
 import type { Logger } from './log.js';
 
 /** A failed git command, with git's own stderr. */
@@ -25,6 +26,12 @@ export interface StatusEntry {
 
 export const STATE_AUTHOR = { name: 'mlx-storage-pr', email: 'mlx-storage-pr@localhost' };
 
+/** Git's line about a file it may not write, or null (an ssh "Permission denied (publickey)" is no such line). */
+function fileSystemDenial(message: string): string | null {
+  const line = message.split('\n').find((l) => /insufficient permission|Read-only file system|Permission denied$/.test(l.trim()) && !/publickey|password/i.test(l));
+  return line === undefined ? null : line.trim();
+}
+
 /**
  * Runs git and collects its output. Any non-zero exit is a failure, also when
  * git prints its reason on stdout (`git stash push` on an unmerged index does).
@@ -43,6 +50,8 @@ function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): P
       if (code === 0) return resolve(stdout);
       const stderr = Buffer.concat(err).toString('utf8').trim();
       const reason = [stderr, stdout.trim()].filter(Boolean).join('\n') || (signal ? `stopped by ${signal}` : `exit code ${code}`);
+      const denied = fileSystemDenial(reason);
+      if (denied !== null) return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: new GitCommandError(args, reason) }));
       reject(new GitCommandError(args, reason));
     });
   });

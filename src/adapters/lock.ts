@@ -1,7 +1,7 @@
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { UserError } from '../core/errors.js';
+import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -17,7 +17,9 @@ function isAlive(pid: number): boolean {
  * that no longer runs is taken over.
  */
 export async function withLock<T>(workdir: string, command: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(workdir, { recursive: true });
+  await mkdir(workdir, { recursive: true }).catch((error: unknown) => {
+    throw permissionErrorFrom(error) ?? error;
+  });
   const file = path.join(workdir, '.lock');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -32,6 +34,8 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       }
       break;
     } catch (error) {
+      const denied = permissionErrorFrom(error);
+      if (denied) throw permissionDenied(workdir, (denied.details as { reason: string }).reason, { cause: error });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
       const owner = await readFile(file, 'utf8').then((t) => JSON.parse(t) as { pid?: number; command?: string }).catch(() => ({}) as { pid?: number; command?: string });
       if (typeof owner.pid === 'number' && isAlive(owner.pid)) {

@@ -61,7 +61,8 @@ export async function ensureCheckout(
       await rename(dir, target);
     }
   } catch (error) {
-    if (!existing) await rm(dir, { recursive: true, force: true });
+    // Cleaning up must not hide why the fetch failed.
+    if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
   const result = new Git(target, log);

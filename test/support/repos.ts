@@ -119,3 +119,38 @@ export function snapshot(checkout: string): string {
     .join('\n---\n');
   return [head, branch, index, status, files].join('\n===\n');
 }
+
+/** The uid/gid of `nobody`, which tests use to drop root's privileges. */
+const UNPRIVILEGED = 65534;
+
+/**
+ * How to run the CLI so that file permissions apply: as root (which ignores
+ * them) through `setpriv` as nobody, otherwise as the user itself. Null with
+ * the reason when neither is possible.
+ */
+export function unprivilegedRunner(): { prefix: string[]; own: (dir: string) => void } | { skip: string } {
+  if (process.getuid?.() !== 0) return { prefix: [], own: () => {} };
+  try {
+    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return { skip: 'running as root, which ignores file permissions, and setpriv (util-linux) is not installed to drop privileges' };
+  }
+  return {
+    prefix: ['setpriv', `--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', '--'],
+    own: (dir) => execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]),
+  };
+}
+
+/** Runs the built CLI as a separate process behind `prefix` (e.g. setpriv). */
+export function spawnCliAs(prefix: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const [command, ...rest] = [...prefix, process.execPath, BIN, ...args] as [string, ...string[]];
+    const child = spawn(command, rest, { cwd: options.cwd, env: { ...process.env, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined }));
+  });
+}

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 
 import { permissionDenied } from '../core/errors.js';
+import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 
 /** A failed git command, with git's own stderr. */
@@ -38,14 +39,28 @@ function fileSystemDenial(message: string): string | null {
  * Git is started directly: no shell, arguments passed as they are.
  */
 function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  stopIfInterrupted();
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const control = childControl();
+    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: control.detached, ...(control.signal ? { signal: control.signal, killSignal: 'SIGINT' as const } : {}) });
+    const forget = track(`git ${args.join(' ')}`);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(new GitCommandError(args, error.message)));
+    child.on('error', (error) => reject(error.name === 'AbortError' ? new InterruptedError() : new GitCommandError(args, error.message)));
+    child.on('exit', () => {
+      // A helper git started (git-remote-http) can outlive a git stopped by Ctrl-C and keep
+      // the pipes open; once interrupted, git's own exit is the end.
+      if (control.signal?.aborted) {
+        forget();
+        child.stdout.destroy();
+        child.stderr.destroy();
+        reject(new InterruptedError());
+      }
+    });
     child.on('close', (code, signal) => {
+      forget(signal);
       const stdout = Buffer.concat(out).toString('utf8');
       if (code === 0) return resolve(stdout);
       const stderr = Buffer.concat(err).toString('utf8').trim();

@@ -1,3 +1,4 @@
+import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { loadPlanInputs } from '../adapters/project.js';
 import { formatConflict, type Conflict } from '../core/conflict.js';
@@ -102,17 +103,21 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
       return { data, lines: [`[dry run] Would update ${changed.length} file(s) in ${git.dir}:`, ...changed.map((p) => `  ${p}`)] };
     }
 
-    let saved: SavedWork | undefined;
-    if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
-      saved = await saveUserWork(git, dirtyEntries, { reason: 'apply', only: true, ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
-    }
-    await git.checkoutBranch(ctx.config.branch, commit);
-    const after = await classifyHead(git, pinned);
-    if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
-      throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
-        hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
-      });
-    }
+    // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
+    const saved = await uninterruptible(async () => {
+      let kept: SavedWork | undefined;
+      if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
+        kept = await saveUserWork(git, dirtyEntries, { reason: 'apply', only: true, ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+      }
+      await git.checkoutBranch(ctx.config.branch, commit);
+      const after = await classifyHead(git, pinned);
+      if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
+        throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
+          hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
+        });
+      }
+      return kept;
+    });
     const data: ApplyData = { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
     const lines = [`Applied ${plan.files.length} template(s) and ${plan.patches.length} patch(es) onto MLX ${ctx.config.upstream.version} (${pinned.slice(0, 12)}) in ${git.dir}`];
     lines.push(...changed.map((p) => `  ${p}`));

@@ -1,3 +1,4 @@
+import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
 import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
@@ -26,11 +27,15 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };
     }
     await verifyNoUnmerged(git);
-    let saved: SavedWork | undefined;
-    if (dirty.length > 0 || head.kind === 'foreign') {
-      saved = await saveUserWork(git, dirty, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
-    }
-    await git.checkoutDetached(pinned);
+    // Saving the user's work and switching the checkout finish together once begun: Ctrl-C waits.
+    const saved = await uninterruptible(async () => {
+      let kept: SavedWork | undefined;
+      if (dirty.length > 0 || head.kind === 'foreign') {
+        kept = await saveUserWork(git, dirty, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+      }
+      await git.checkoutDetached(pinned);
+      return kept;
+    });
     const lines = [`Reset ${git.dir} to the pinned commit ${pinned.slice(0, 12)}.`];
     if (saved) ctx.log.info(savedWorkLines(saved, 'all').join('\n'));
     return { data: { ...base, status: 'reset', ...(saved ? { saved } : {}) }, lines };

@@ -12,6 +12,7 @@ export const ExitCode = {
   toolMissing: 9,
   permission: 10,
   internal: 70,
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -40,6 +41,7 @@ export type ErrorCode =
   | 'CHECK_FAILED'
   | 'USAGE'
   | 'PERMISSION_DENIED'
+  | 'INTERRUPTED'
   | 'WORKDIR_INVALID';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
@@ -67,6 +69,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   CHECK_FAILED: ExitCode.failure,
   USAGE: ExitCode.usage,
   PERMISSION_DENIED: ExitCode.permission,
+  INTERRUPTED: ExitCode.interrupted,
   WORKDIR_INVALID: ExitCode.usage,
 };
 

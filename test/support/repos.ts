@@ -80,12 +80,17 @@ function collect(stream: PassThrough): () => string {
 }
 
 /** Runs the CLI in this process (fast), with its own cwd and env. */
-export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; signal?: AbortSignal; onStderr?: (text: string) => void },
+): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out = collect(stdout);
   const err = collect(stderr);
-  const code = await main({ argv: args, cwd: options.cwd, env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env }, stdout, stderr });
+  if (options.onStderr) stderr.on('data', (c: Buffer) => options.onStderr?.(c.toString()));
+  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env };
+  const code = await main({ argv: args, cwd: options.cwd, env, stdout, stderr, ...(options.signal ? { signal: options.signal } : {}) });
   const text = out();
   let json: unknown;
   if (args.includes('--json')) json = JSON.parse(text);

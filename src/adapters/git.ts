@@ -155,6 +155,16 @@ export class Git {
     return [...new Set(out.split('\0').filter(Boolean).map((line) => line.slice(line.indexOf('\t') + 1)))];
   }
 
+  /** Full names of the refs under `prefix` (e.g. `refs/heads/`). */
+  async refs(prefix: string): Promise<string[]> {
+    return (await this.raw(['for-each-ref', '--format=%(refname)', prefix])).split('\n').filter(Boolean);
+  }
+
+  /** How many entries `git stash list` shows. */
+  async stashCount(): Promise<number> {
+    return (await this.raw(['stash', 'list'])).split('\n').filter(Boolean).length;
+  }
+
   async readTree(treeish: string): Promise<void> {
     await this.raw(['read-tree', treeish]);
   }

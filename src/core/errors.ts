@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'DIRTY_CHECKOUT'
   | 'FOREIGN_HEAD'
   | 'UNMERGED_INDEX'
+  | 'CHECKOUT_HAS_WORK'
   | 'SAVE_FAILED'
   | 'PATCH_CONFLICT'
   | 'LOCKED'
@@ -57,6 +58,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   DIRTY_CHECKOUT: ExitCode.dirty,
   FOREIGN_HEAD: ExitCode.dirty,
   UNMERGED_INDEX: ExitCode.dirty,
+  CHECKOUT_HAS_WORK: ExitCode.dirty,
   SAVE_FAILED: ExitCode.dirty,
   PATCH_CONFLICT: ExitCode.conflict,
   LOCKED: ExitCode.locked,

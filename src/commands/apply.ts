@@ -64,7 +64,8 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
 
   return withLock(ctx.workdir, 'apply', async () => {
 
-    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log);
+    // A new checkout gets its files from the applied commit directly, written once.
+    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, { files: false });
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
@@ -76,7 +77,11 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
 
     const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
-    if (built.tree === null) throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
+    if (built.tree === null) {
+      // A checkout without files yet gets the pinned commit, to refresh the patch against.
+      if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
+      throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
+    }
 
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;

@@ -9,7 +9,7 @@ import { checkoutDir, openCheckout } from '../ops/checkout.js';
 import { classifyHead } from '../ops/state.js';
 import { loadContext, type GlobalOptions } from './context.js';
 
-export type CheckoutState = 'no-checkout' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';
+export type CheckoutState = 'no-checkout' | 'no-files' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';
 
 export interface InterruptDetails {
   command: string;
@@ -24,6 +24,7 @@ export interface InterruptDetails {
 
 const stateText: Record<CheckoutState, string> = {
   'no-checkout': 'does not exist',
+  'no-files': 'has the pinned commit fetched but no files checked out yet',
   pinned: 'is the clean pinned commit (the series is not applied)',
   'applied-current': 'holds the applied series (current)',
   'applied-outdated': 'holds an applied series that is not current (templates/ or patches/ changed since)',
@@ -56,6 +57,7 @@ export async function interruptedError(command: string, options: GlobalOptions, 
         const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
         details.checkout.state = head.inputHash === plan.inputHash ? 'applied-current' : 'applied-outdated';
       } else if (head.kind === 'foreign') details.checkout.state = 'foreign';
+      else details.checkout.state = 'no-files';
     }
   } catch {
     // The state stays "unknown"; the report must not fail on top of the interrupt.

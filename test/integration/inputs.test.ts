@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
 let upstream: { dir: string; sha: string };
 let project: string;
@@ -40,6 +40,17 @@ describe('bad inputs', () => {
     const result = await apply('--json');
     expect(result.code).toBe(7);
     expect(result.json.error.message).toContain('templates/mlx/backend/metal/storage_view.cpp:3: unknown template variable "header_file"');
+  });
+
+  it('a first apply whose series does not apply leaves the pinned files to refresh the patch against', async () => {
+    const file = path.join(project, 'patches', '0002-docs.patch');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(' Text about operations.', ' Text about something else.'));
+    const result = await apply('--json');
+    expect(result.code).toBe(4);
+    const checkout = path.join(project, '.work', 'mlx');
+    expect(git(checkout, 'rev-parse', 'HEAD').trim()).toBe(upstream.sha);
+    expect(git(checkout, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(checkout, 'docs/src/dev/extensions.rst'), 'utf8')).toContain('Text about operations.');
   });
 
   it('after --3way fails, does not suggest --3way again', async () => {

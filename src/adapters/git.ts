@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 
 import { permissionDenied } from '../core/errors.js';
 import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
@@ -253,7 +255,15 @@ export class Git {
     const before = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
     const only = paths === undefined ? [] : ['--', ...paths];
     const literal = new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
-    await literal.raw(['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only], { echo: true });
+    const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
+    try {
+      await literal.raw(args, { echo: true });
+    } catch (error) {
+      // With a pathspec, git stash fails on a held index lock without saying a word.
+      const lock = path.resolve(this.dir, (await this.raw(['rev-parse', '--git-path', 'index.lock'])).trim());
+      if (!(error instanceof GitCommandError) || !existsSync(lock)) throw error;
+      throw new GitCommandError(args, `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`);
+    }
     const after = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
     return after && after !== before ? after : null;
   }

@@ -71,6 +71,22 @@ describe('apply --force', () => {
     expect(show).toBe(`git -C ${checkout} show ${saved.stash}^3:${SOURCE}`);
     expect(execSync(show as string, { encoding: 'utf8' })).toBe('// mine\n');
   });
+
+  it('stops with git\'s reason, changing nothing, when the stash cannot be made', async () => {
+    expect((await apply()).code).toBe(0);
+    writeFileSync(inCheckout(SOURCE), `${read(SOURCE)}// my note\n`);
+    changeTemplate();
+    // Another git process seems to be running: git stash cannot take the index lock.
+    writeFileSync(path.join(checkout, '.git', 'index.lock'), '');
+    const before = snapshot(checkout);
+    const result = await apply('--force', '--json');
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.json.error.code).toBe('SAVE_FAILED');
+    expect(result.json.error.message).toContain('index.lock');
+    expect(result.json.error.hint).toContain('Nothing was changed');
+    expect(snapshot(checkout)).toBe(before);
+    expect(read(SOURCE)).toContain('// my note');
+  });
 });
 
 describe('an unmerged index', () => {

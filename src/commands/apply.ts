@@ -65,7 +65,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
   return withLock(ctx.workdir, 'apply', async () => {
 
     // A new checkout gets its files from the applied commit directly, written once.
-    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, { files: false });
+    const { git, fetched, head, created } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, { files: false });
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
@@ -86,8 +86,9 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;
     const changed = await git.changedPaths(current, commit);
-    await verifyNoUnmerged(git);
-    const dirtyEntries = await git.status(changed);
+    // A checkout made by this run has no files yet, so nothing of the user's can be in the way.
+    if (!created) await verifyNoUnmerged(git);
+    const dirtyEntries = created ? [] : await git.status(changed);
     const dirty = dirtyEntries.map((e) => e.path);
 
     if (head.kind === 'foreign' && !options.force) {

@@ -69,7 +69,9 @@ export async function ensureCheckout(
     throw error;
   }
   const result = new Git(target, log);
-  return { git: result, created: !existing, fetched: true, head: await classifyHead(result, commit) };
+  // A new checkout's HEAD is known without asking git.
+  const head: HeadState = existing ? await classifyHead(result, commit) : options.files === false ? { kind: 'empty' } : { kind: 'pinned', commit };
+  return { git: result, created: !existing, fetched: true, head };
 }
 
 async function fetchPinned(git: Git, source: Source, commit: string): Promise<void> {

@@ -22,7 +22,7 @@ export function classifyWorkdirEntry(name: string, isDirectory: boolean): Workdi
   if (/^build-/.test(name)) return item('build folder', 'clean');
   if (name === 'baseline') return item('unpatched baseline: its tree, builds and saved results', 'clean', true);
   if (name === 'without-implementation') return item("verify's tree and build without the implementation", 'clean', true);
-  if (name === 'check-metal') return item('check-metal logs and self-test tree', 'clean', true);
+  if (name === 'check-metal') return item('check-metal logs and self-test tree', 'clean');
   return null;
 }
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import yargs, { type Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/package-root.js';
-import { ExitCode, isUserError } from './core/errors.js';
+import { ExitCode, isUserError, permissionErrorFrom } from './core/errors.js';
+import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { commands } from './cli/index.js';
 import type { Handler } from './cli/spec.js';
@@ -16,10 +17,12 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Aborted on Ctrl-C (bin/ turns SIGINT into this). */
+  signal?: AbortSignal;
 }
 
 
-const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
+const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage, 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
 function version(): string {
@@ -29,8 +32,8 @@ function version(): string {
 /** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
 export async function main(io: Io): Promise<number> {
   let outcome: Promise<number> | undefined;
-  const run = (load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
-    outcome = execute(load, args, io);
+  const run = (name: string, load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
+    outcome = execute(name, load, args, io);
   };
 
   let parser: Argv = yargs(io.argv)
@@ -42,7 +45,7 @@ export async function main(io: Io): Promise<number> {
     .option('project', { type: 'string', describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/' })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
-  for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.load));
+  for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name, spec.load));
   parser = parser
     .demandCommand(1, 'Name a command; see --help.')
     .strict()
@@ -69,7 +72,7 @@ export async function main(io: Io): Promise<number> {
   return outcome ? await outcome : ExitCode.ok;
 }
 
-async function execute(load: () => Promise<Handler>, args: Record<string, unknown>, io: Io): Promise<number> {
+async function execute(name: string, load: () => Promise<Handler>, args: Record<string, unknown>, io: Io): Promise<number> {
   const json = args['json'] === true;
   const options: GlobalOptions & Record<string, unknown> = {
     ...args,
@@ -82,13 +85,20 @@ async function execute(load: () => Promise<Handler>, args: Record<string, unknow
     verbose: args['verbose'] === true,
     logger: createLogger({ verbose: args['verbose'] === true, stream: io.stderr }),
   };
+  watchInterrupts(io.signal);
   try {
     const handler = await load();
     const result = await handler(options);
+    // After Ctrl-C the result is not reported as a success, even when the work got done.
+    if (io.signal?.aborted) throw new InterruptedError({ finished: true });
     if (json) io.stdout.write(`${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data }, null, 2)}\n`);
     else io.stdout.write(result.lines.map((l) => `${l}\n`).join(''));
     return result.exitCode ?? ExitCode.ok;
-  } catch (error) {
+  } catch (caught) {
+    // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.
+    // File-system permission errors from anywhere get the same report as other expected failures.
+    const finished = caught instanceof InterruptedError && caught.finished;
+    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? caught);
     if (isUserError(error)) {
       if (json) {
         const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };

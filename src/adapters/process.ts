@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { execa } from 'execa';
 
+import { childControl, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 
 export interface RunResult {
@@ -30,6 +31,7 @@ export interface RunOptions {
  * exit: callers decide what a failure means and name the fix.
  */
 export async function runProcess(log: Logger, command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  stopIfInterrupted();
   log.command([command, ...args].map(quote).join(' '), options.cwd);
   let stream: NodeJS.WritableStream | undefined;
   if (options.logFile) {
@@ -39,6 +41,7 @@ export async function runProcess(log: Logger, command: string, args: readonly st
   }
   const tail: string[] = [];
   const kept: string[] = [];
+  const control = childControl();
   const child = execa(command, args, {
     cwd: options.cwd,
     env: options.env ?? {},
@@ -47,7 +50,10 @@ export async function runProcess(log: Logger, command: string, args: readonly st
     reject: false,
     stdin: 'ignore',
     buffer: false,
+    detached: control.detached,
+    ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
   });
+  const forget = track([command, ...args].map(quote).join(' '));
   let pending = '';
   const onData = (chunk: Buffer | string) => {
     const text = chunk.toString();
@@ -65,6 +71,7 @@ export async function runProcess(log: Logger, command: string, args: readonly st
   };
   child.all?.on('data', onData);
   const result = await child;
+  forget(result.signal ?? null);
   if (pending) handle(pending);
   if (stream) await new Promise<void>((resolve) => stream.end(resolve));
   if (result.failed && result.exitCode === undefined && result.signal === undefined) {
@@ -76,7 +83,9 @@ export async function runProcess(log: Logger, command: string, args: readonly st
 
 /** Runs a short command and returns its trimmed stdout, or null when it cannot run or fails. */
 export async function probe(command: string, args: readonly string[], cwd?: string): Promise<string | null> {
-  const result = await execa(command, args, { reject: false, stdin: 'ignore', ...(cwd ? { cwd } : {}) });
+  stopIfInterrupted();
+  const control = childControl();
+  const result = await execa(command, args, { reject: false, stdin: 'ignore', ...(cwd ? { cwd } : {}), ...(control.signal ? { cancelSignal: control.signal } : {}) });
   if (result.failed) return null;
   return `${result.stdout}\n${result.stderr}`.trim();
 }

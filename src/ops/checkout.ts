@@ -28,12 +28,15 @@ export async function openCheckout(workdir: string, log: Logger): Promise<Git | 
  * Makes sure the checkout exists and holds the pinned commit. Fetches only
  * that commit (depth 1) and only when it is missing. A new checkout is built
  * in a side folder and moved into place, so a failed fetch leaves nothing.
+ * With `files: false` a new checkout gets no files yet (HEAD unborn): a
+ * caller that checks out another commit next saves writing the tree twice.
  */
 export async function ensureCheckout(
   workdir: string,
   source: Source,
   commit: string,
   log: Logger,
+  options: { files?: boolean } = {},
 ): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
   const existing = await openCheckout(workdir, log);
   if (existing) {
@@ -57,15 +60,18 @@ export async function ensureCheckout(
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
     await fetchPinned(git, source, commit);
     if (!existing) {
-      await git.checkoutDetached(commit);
+      if (options.files !== false) await git.checkoutDetached(commit);
       await rename(dir, target);
     }
   } catch (error) {
-    if (!existing) await rm(dir, { recursive: true, force: true });
+    // Cleaning up must not hide why the fetch failed.
+    if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
   const result = new Git(target, log);
-  return { git: result, created: !existing, fetched: true, head: await classifyHead(result, commit) };
+  // A new checkout's HEAD is known without asking git.
+  const head: HeadState = existing ? await classifyHead(result, commit) : options.files === false ? { kind: 'empty' } : { kind: 'pinned', commit };
+  return { git: result, created: !existing, fetched: true, head };
 }
 
 async function fetchPinned(git: Git, source: Source, commit: string): Promise<void> {
@@ -75,7 +81,7 @@ async function fetchPinned(git: Git, source: Source, commit: string): Promise<vo
     });
   }
   try {
-    await git.fetchCommit(source.location, commit, { depth: 1 });
+    await git.fetchCommit(source.location, commit, { depth: 1, local: source.kind === 'path' });
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     const reachable = await git.lsRemote(source.location).then(

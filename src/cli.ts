@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/package-root.js';
-import { ExitCode, isUserError } from './core/errors.js';
+import { ExitCode, isUserError, permissionErrorFrom } from './core/errors.js';
+import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { commands } from './cli/index.js';
 import type { Handler } from './cli/spec.js';
@@ -18,6 +19,8 @@ export interface Io {
   /** `isTTY` and `columns` say whether and how wide a terminal it is (help text wraps to it). */
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream;
+  /** Aborted on Ctrl-C (bin/ turns SIGINT into this). */
+  signal?: AbortSignal;
 }
 
 // The ESM build of yargs wraps help text after a fixed number of characters, in the middle of
@@ -28,7 +31,6 @@ const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').
 function helpWidth(stdout: Io['stdout']): number {
   return Math.min(110, stdout.isTTY && stdout.columns ? stdout.columns : 110);
 }
-
 
 const USAGE_HINT = 'Run `mlx-storage-pr --help` for usage.';
 
@@ -56,7 +58,7 @@ function misplacedCMakeArguments(argv: readonly string[]): string | null {
   return `${cmake.join(' ')}: put CMake arguments after --, e.g. \`mlx-storage-pr ${fixed.join(' ')}\``;
 }
 
-const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 70 internal error.
+const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
 function version(): string {
@@ -68,8 +70,8 @@ export async function main(io: Io): Promise<number> {
   const misplaced = misplacedCMakeArguments(io.argv);
   if (misplaced) return usageFailure(io, misplaced);
   let outcome: Promise<number> | undefined;
-  const run = (load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
-    outcome = execute(load, args, io);
+  const run = (name: string, load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
+    outcome = execute(name, load, args, io);
   };
 
   let parser: Argv = yargs(io.argv)
@@ -81,7 +83,7 @@ export async function main(io: Io): Promise<number> {
     .option('project', { type: 'string', describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/' })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
-  for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.load));
+  for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.load));
   // The [type] [default] column is glued to the description when the description fills its
   // column exactly (cliui), so it is left out; descriptions state the defaults that matter.
   // yargs 17 has usageConfiguration; its type declarations do not.
@@ -107,14 +109,12 @@ export async function main(io: Io): Promise<number> {
     });
   } catch (error) {
     if ((error as { usage?: boolean }).usage) return usageFailure(io, (error as Error).message);
-    // An option value that its coerce function rejected.
-    if (isUserError(error) && error.code === 'USAGE') return usageFailure(io, error.message, error.hint);
     throw error;
   }
   return outcome ? await outcome : ExitCode.ok;
 }
 
-async function execute(load: () => Promise<Handler>, args: Record<string, unknown>, io: Io): Promise<number> {
+async function execute(name: string, load: () => Promise<Handler>, args: Record<string, unknown>, io: Io): Promise<number> {
   const json = args['json'] === true;
   const options: GlobalOptions & Record<string, unknown> = {
     ...args,
@@ -127,13 +127,20 @@ async function execute(load: () => Promise<Handler>, args: Record<string, unknow
     verbose: args['verbose'] === true,
     logger: createLogger({ verbose: args['verbose'] === true, stream: io.stderr }),
   };
+  watchInterrupts(io.signal);
   try {
     const handler = await load();
     const result = await handler(options);
+    // After Ctrl-C the result is not reported as a success, even when the work got done.
+    if (io.signal?.aborted) throw new InterruptedError({ finished: true });
     if (json) io.stdout.write(`${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data }, null, 2)}\n`);
     else io.stdout.write(result.lines.map((l) => `${l}\n`).join(''));
     return result.exitCode ?? ExitCode.ok;
-  } catch (error) {
+  } catch (caught) {
+    // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.
+    // File-system permission errors from anywhere get the same report as other expected failures.
+    const finished = caught instanceof InterruptedError && caught.finished;
+    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? caught);
     if (isUserError(error)) {
       if (json) {
         const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };

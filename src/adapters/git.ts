@@ -1,6 +1,10 @@
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 
+import { permissionDenied } from '../core/errors.js';
 import { definedEnv, type Env } from './env.js';
+import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 
 /** A failed git command, with git's own stderr. */
@@ -26,9 +30,54 @@ export interface StatusEntry {
 
 export const STATE_AUTHOR = { name: 'mlx-storage-pr', email: 'mlx-storage-pr@localhost' };
 
+/** Git's line about a file it may not write, or null (an ssh "Permission denied (publickey)" is no such line). */
+function fileSystemDenial(message: string): string | null {
+  const line = message.split('\n').find((l) => /insufficient permission|Read-only file system|Permission denied$/.test(l.trim()) && !/publickey|password/i.test(l));
+  return line === undefined ? null : line.trim();
+}
+
+/**
+ * Runs git and collects its output. Any non-zero exit is a failure, also when
+ * git prints its reason on stdout (`git stash push` on an unmerged index does).
+ * Git is started directly: no shell, arguments passed as they are.
+ */
+function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  stopIfInterrupted();
+  return new Promise((resolve, reject) => {
+    const control = childControl();
+    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: control.detached, ...(control.signal ? { signal: control.signal, killSignal: 'SIGINT' as const } : {}) });
+    const forget = track(`git ${args.join(' ')}`);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error) => reject(error.name === 'AbortError' ? new InterruptedError() : new GitCommandError(args, error.message)));
+    child.on('exit', () => {
+      // A helper git started (git-remote-http) can outlive a git stopped by Ctrl-C and keep
+      // the pipes open; once interrupted, git's own exit is the end.
+      if (control.signal?.aborted) {
+        forget();
+        child.stdout.destroy();
+        child.stderr.destroy();
+        reject(new InterruptedError());
+      }
+    });
+    child.on('close', (code, signal) => {
+      forget(signal);
+      const stdout = Buffer.concat(out).toString('utf8');
+      if (code === 0) return resolve(stdout);
+      const stderr = Buffer.concat(err).toString('utf8').trim();
+      const reason = [stderr, stdout.trim()].filter(Boolean).join('\n') || (signal ? `stopped by ${signal}` : `exit code ${code}`);
+      const denied = fileSystemDenial(reason);
+      if (denied !== null) return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: new GitCommandError(args, reason) }));
+      reject(new GitCommandError(args, reason));
+    });
+  });
+}
+
 /** One git working folder. Every method runs exactly one git command. */
 export class Git {
-  private readonly git: SimpleGit;
+  private readonly processEnv: NodeJS.ProcessEnv;
 
   /** `env` is the whole environment git runs with (the command's injected one), not additions to process.env. */
   constructor(
@@ -36,17 +85,7 @@ export class Git {
     private readonly log: Logger,
     private readonly env: Env,
   ) {
-    // The environment is the user's own (editor, pager, ssh settings), not untrusted input,
-    // so simple-git's checks on those variables stay off; its checks on arguments stay on.
-    const unsafe = {
-      allowUnsafeEditor: true,
-      allowUnsafePager: true,
-      allowUnsafeSshCommand: true,
-      allowUnsafeAskPass: true,
-      allowUnsafeGitProxy: true,
-      allowUnsafeConfigEnvCount: true,
-    };
-    this.git = simpleGit({ baseDir: dir, trimmed: false, unsafe }).env({ ...definedEnv(env), LC_ALL: 'C' });
+    this.processEnv = { ...definedEnv(env), LC_ALL: 'C' };
   }
 
   /** The same folder with a separate index file, for building trees without touching the user's index. */
@@ -57,20 +96,22 @@ export class Git {
   async raw(args: string[], options: { echo?: boolean } = {}): Promise<string> {
     if (options.echo) this.log.command(`git ${args.join(' ')}`, this.dir);
     else this.log.debug(`git ${args.join(' ')}`);
-    try {
-      return await this.git.raw(args);
-    } catch (error) {
-      throw new GitCommandError(args, (error as Error).message);
-    }
+    return runGit(args, this.dir, this.processEnv);
   }
 
   async init(): Promise<void> {
     await this.raw(['init', '--quiet']);
   }
 
-  async fetchCommit(source: string, commit: string, options: { depth?: number }): Promise<void> {
+  /**
+   * Fetches one commit. `local` (a repository on this machine) skips the
+   * source's delta search: the pack crosses no network, and finding new deltas
+   * for a shallow pack is most of a local fetch's time.
+   */
+  async fetchCommit(source: string, commit: string, options: { depth?: number; local?: boolean }): Promise<void> {
     const args = ['fetch', '--quiet', '--no-tags'];
     if (options.depth !== undefined) args.push('--depth', String(options.depth));
+    if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
     await this.raw([...args, source, commit], { echo: true });
   }
 
@@ -114,6 +155,22 @@ export class Git {
       if (code.startsWith('R') || code.startsWith('C')) i++;
     }
     return entries;
+  }
+
+  /** Paths with unresolved merge conflicts in the index. */
+  async unmergedPaths(): Promise<string[]> {
+    const out = await this.raw(['ls-files', '--unmerged', '-z']);
+    return [...new Set(out.split('\0').filter(Boolean).map((line) => line.slice(line.indexOf('\t') + 1)))];
+  }
+
+  /** Full names of the refs under `prefix` (e.g. `refs/heads/`). */
+  async refs(prefix: string): Promise<string[]> {
+    return (await this.raw(['for-each-ref', '--format=%(refname)', prefix])).split('\n').filter(Boolean);
+  }
+
+  /** How many entries `git stash list` shows. */
+  async stashCount(): Promise<number> {
+    return (await this.raw(['stash', 'list'])).split('\n').filter(Boolean).length;
   }
 
   async readTree(treeish: string): Promise<void> {
@@ -202,10 +259,23 @@ export class Git {
     await this.raw(['checkout', '--quiet', '--detach', commit], { echo: true });
   }
 
-  /** Saves tracked and untracked changes; returns the stash commit, or null when there was nothing. */
-  async stash(message: string): Promise<string | null> {
+  /**
+   * Saves tracked and untracked changes (only in `paths`, taken literally, when
+   * given); returns the stash commit, or null when there was nothing to save.
+   */
+  async stash(message: string, paths?: readonly string[]): Promise<string | null> {
     const before = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
-    await this.raw(['stash', 'push', '--include-untracked', '--quiet', '-m', message], { echo: true });
+    const only = paths === undefined ? [] : ['--', ...paths];
+    const literal = new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
+    const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
+    try {
+      await literal.raw(args, { echo: true });
+    } catch (error) {
+      // With a pathspec, git stash fails on a held index lock without saying a word.
+      const lock = path.resolve(this.dir, (await this.raw(['rev-parse', '--git-path', 'index.lock'])).trim());
+      if (!(error instanceof GitCommandError) || !existsSync(lock)) throw error;
+      throw new GitCommandError(args, `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`);
+    }
     const after = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
     return after && after !== before ? after : null;
   }

@@ -1,7 +1,7 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { UserError } from '../core/errors.js';
+import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -17,15 +17,25 @@ function isAlive(pid: number): boolean {
  * that no longer runs is taken over.
  */
 export async function withLock<T>(workdir: string, command: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(workdir, { recursive: true });
+  await mkdir(workdir, { recursive: true }).catch((error: unknown) => {
+    throw permissionErrorFrom(error) ?? error;
+  });
   const file = path.join(workdir, '.lock');
   for (let attempt = 0; ; attempt++) {
     try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, command, started: new Date().toISOString() }));
-      await handle.close();
+      // Written aside, then linked into place: a lock file is never seen empty,
+      // so a run starting at the same moment cannot take it for a stale one.
+      const draft = `${file}.${process.pid}`;
+      await writeFile(draft, JSON.stringify({ pid: process.pid, command, started: new Date().toISOString() }));
+      try {
+        await link(draft, file);
+      } finally {
+        await rm(draft, { force: true });
+      }
       break;
     } catch (error) {
+      const denied = permissionErrorFrom(error);
+      if (denied) throw permissionDenied(workdir, (denied.details as { reason: string }).reason, { cause: error });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
       const owner = await readFile(file, 'utf8').then((t) => JSON.parse(t) as { pid?: number; command?: string }).catch(() => ({}) as { pid?: number; command?: string });
       if (typeof owner.pid === 'number' && isAlive(owner.pid)) {

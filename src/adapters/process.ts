@@ -5,6 +5,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 
 import { definedEnv, type Env } from './env.js';
+import { childControl, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 
 export interface RunResult {
@@ -32,6 +33,7 @@ export interface RunOptions {
  * exit: callers decide what a failure means and name the fix.
  */
 export async function runProcess(log: Logger, command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  stopIfInterrupted();
   log.command([command, ...args].map(quote).join(' '), options.cwd);
   let stream: NodeJS.WritableStream | undefined;
   if (options.logFile) {
@@ -41,6 +43,7 @@ export async function runProcess(log: Logger, command: string, args: readonly st
   }
   const tail: string[] = [];
   const kept: string[] = [];
+  const control = childControl();
   const child = execa(command, args, {
     cwd: options.cwd,
     env: definedEnv(options.env),
@@ -49,7 +52,10 @@ export async function runProcess(log: Logger, command: string, args: readonly st
     reject: false,
     stdin: 'ignore',
     buffer: false,
+    detached: control.detached,
+    ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
   });
+  const forget = track([command, ...args].map(quote).join(' '));
   let pending = '';
   const onData = (chunk: Buffer | string) => {
     const text = chunk.toString();
@@ -67,6 +73,7 @@ export async function runProcess(log: Logger, command: string, args: readonly st
   };
   child.all?.on('data', onData);
   const result = await child;
+  forget(result.signal ?? null);
   if (pending) handle(pending);
   if (stream) await new Promise<void>((resolve) => stream.end(resolve));
   if (result.failed && result.exitCode === undefined && result.signal === undefined) {
@@ -78,7 +85,16 @@ export async function runProcess(log: Logger, command: string, args: readonly st
 
 /** Runs a short command with exactly `env` and returns its trimmed output, or null when it cannot run or fails. */
 export async function probe(command: string, args: readonly string[], env: Env, cwd?: string): Promise<string | null> {
-  const result = await execa(command, args, { reject: false, stdin: 'ignore', env: definedEnv(env), extendEnv: false, ...(cwd ? { cwd } : {}) });
+  stopIfInterrupted();
+  const control = childControl();
+  const result = await execa(command, args, {
+    reject: false,
+    stdin: 'ignore',
+    env: definedEnv(env),
+    extendEnv: false,
+    ...(cwd ? { cwd } : {}),
+    ...(control.signal ? { cancelSignal: control.signal } : {}),
+  });
   if (result.failed) return null;
   return `${result.stdout}\n${result.stderr}`.trim();
 }

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { CONFIG_FILE, parseConfig, type Config } from '../core/config.js';
+import { CONFIG_FILE, parseConfigText, type Config } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import type { PlanInputs } from '../core/plan.js';
 
@@ -21,6 +21,20 @@ export function findProjectRoot(cwd: string): string {
   }
 }
 
+/**
+ * `file` with symlinks resolved. A path that does not exist yet keeps its
+ * missing tail on the real path of its nearest existing parent.
+ */
+export function realPath(file: string): string {
+  const absolute = path.resolve(file);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    return parent === absolute ? absolute : path.join(realPath(parent), path.basename(absolute));
+  }
+}
+
 export async function loadConfig(projectRoot: string): Promise<Config> {
   const file = path.join(projectRoot, CONFIG_FILE);
   let text: string;
@@ -31,15 +45,7 @@ export async function loadConfig(projectRoot: string): Promise<Config> {
       hint: `Run the command inside an mlx-storage-pr project, or pass --project <dir>.`,
     });
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new UserError('CONFIG_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, {
-      hint: 'Fix the JSON syntax.',
-    });
-  }
-  return parseConfig(raw, file);
+  return parseConfigText(text, file);
 }
 
 async function listFiles(root: string, dir = ''): Promise<string[]> {

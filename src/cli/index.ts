@@ -1,5 +1,6 @@
 import { applySpec } from './apply.js';
 import { checkMetalSpec } from './check-metal.js';
+import { cleanSpec } from './clean.js';
 import { formatSpec } from './format.js';
 import type { CommandSpec } from './spec.js';
 import { resetSpec, statusSpec } from './status.js';
@@ -7,4 +8,4 @@ import { doctorSpec, testSpec } from './test.js';
 import { verifySpec } from './verify.js';
 
 /** Every command, in the order --help lists them. */
-export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec, testSpec, doctorSpec, formatSpec, checkMetalSpec, verifySpec];
+export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec, testSpec, doctorSpec, formatSpec, checkMetalSpec, verifySpec, cleanSpec];

@@ -1,10 +1,11 @@
+import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { loadPlanInputs } from '../adapters/project.js';
 import { formatConflict, type Conflict } from '../core/conflict.js';
 import { UserError } from '../core/errors.js';
 import { buildPlan, plannedPaths, type ApplyPlan } from '../core/plan.js';
 import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
-import { classifyHead, saveUserWork, type SavedWork } from '../ops/state.js';
+import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
 import { appliedCommitMessage, buildTree } from '../ops/tree.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -32,9 +33,11 @@ export interface ApplyData {
   saved?: SavedWork;
 }
 
-export function conflictError(conflicts: Conflict[]): UserError {
-  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
-    hint: 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
+export function conflictError(conflicts: Conflict[], options: { threeWay?: boolean } = {}): UserError {
+  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit${options.threeWay ? ', not even with a three-way merge' : ''}:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
+    hint: options.threeWay
+      ? 'The three-way merge could not resolve it either (the patch needs an `index` line naming a blob the checkout has, and changes that do not overlap upstream\'s). Refresh the named patch by hand: edit the file in the checkout, then `git diff`.'
+      : 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
     details: { conflicts },
   });
 }
@@ -53,13 +56,16 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     patches: plan.patches.map((p) => p.name),
   };
 
-  return withLock(ctx.workdir, 'apply', async () => {
-    if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
-      const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
-      return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
-    }
+  // Without a checkout a dry run only reads the project, so it takes no lock and creates no workdir.
+  if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
+    const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
+    return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
+  }
 
-    const { git, fetched, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env);
+  return withLock(ctx.workdir, 'apply', async () => {
+
+    // A new checkout gets its files from the applied commit directly, written once.
+    const { git, fetched, head, created } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env, { files: false });
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
@@ -71,12 +77,19 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
 
     const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
-    if (built.tree === null) throw conflictError(built.conflicts);
+    if (built.tree === null) {
+      // A checkout without files yet gets the pinned commit, to refresh the patch against.
+      if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
+      throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
+    }
 
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;
     const changed = await git.changedPaths(current, commit);
-    const dirty = (await git.status(changed)).map((e) => e.path);
+    // A checkout made by this run has no files yet, so nothing of the user's can be in the way.
+    if (!created) await verifyNoUnmerged(git);
+    const dirtyEntries = created ? [] : await git.status(changed);
+    const dirty = dirtyEntries.map((e) => e.path);
 
     if (head.kind === 'foreign' && !options.force) {
       throw new UserError('FOREIGN_HEAD', `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`, {
@@ -86,7 +99,7 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
     }
     if (dirty.length > 0 && !options.force) {
       throw new UserError('DIRTY_CHECKOUT', `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`, {
-        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes them first and prints how to restore them.',
+        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
         details: { dirty },
       });
     }
@@ -96,21 +109,25 @@ export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyD
       return { data, lines: [`[dry run] Would update ${changed.length} file(s) in ${git.dir}:`, ...changed.map((p) => `  ${p}`)] };
     }
 
-    let saved: SavedWork | undefined;
-    if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
-      saved = await saveUserWork(git, { reason: 'apply', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
-    }
-    await git.checkoutBranch(ctx.config.branch, commit);
-    const after = await classifyHead(git, pinned);
-    if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
-      throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
-        hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
-      });
-    }
+    // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
+    const saved = await uninterruptible(async () => {
+      let kept: SavedWork | undefined;
+      if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
+        kept = await saveUserWork(git, dirtyEntries, { reason: 'apply', only: true, ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+      }
+      await git.checkoutBranch(ctx.config.branch, commit);
+      const after = await classifyHead(git, pinned);
+      if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
+        throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
+          hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
+        });
+      }
+      return kept;
+    });
     const data: ApplyData = { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
     const lines = [`Applied ${plan.files.length} template(s) and ${plan.patches.length} patch(es) onto MLX ${ctx.config.upstream.version} (${pinned.slice(0, 12)}) in ${git.dir}`];
     lines.push(...changed.map((p) => `  ${p}`));
-    if (saved) lines.push(`Your changes were saved (${saved.refs.join(', ')}). Restore with: ${saved.restore.join(' ; ')}`);
+    if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
     return { data, lines };
   });
 }

@@ -1,6 +1,7 @@
+import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
-import { saveUserWork, type SavedWork } from '../ops/state.js';
+import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface ResetData {
@@ -16,22 +17,27 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
   const ctx = await loadContext(options);
   const pinned = ctx.config.upstream.commit;
   const base = { command: 'reset' as const, checkout: checkoutDir(ctx.workdir), pinned };
+  if ((await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
+    return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
+  }
   return withLock(ctx.workdir, 'reset', async () => {
-    if ((await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
-      return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
-    }
     const { git, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env);
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };
     }
-    let saved: SavedWork | undefined;
-    if (dirty.length > 0 || head.kind === 'foreign') {
-      saved = await saveUserWork(git, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
-    }
-    await git.checkoutDetached(pinned);
+    await verifyNoUnmerged(git);
+    // Saving the user's work and switching the checkout finish together once begun: Ctrl-C waits.
+    const saved = await uninterruptible(async () => {
+      let kept: SavedWork | undefined;
+      if (dirty.length > 0 || head.kind === 'foreign') {
+        kept = await saveUserWork(git, dirty, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+      }
+      await git.checkoutDetached(pinned);
+      return kept;
+    });
     const lines = [`Reset ${git.dir} to the pinned commit ${pinned.slice(0, 12)}.`];
-    if (saved) lines.push(`Your changes were saved (${saved.refs.join(', ')}). Restore with: ${saved.restore.join(' ; ')}`);
+    if (saved) ctx.log.info(savedWorkLines(saved, 'all').join('\n'));
     return { data: { ...base, status: 'reset', ...(saved ? { saved } : {}) }, lines };
   });
 }

@@ -6,7 +6,7 @@ import { classifyHead, type HeadState } from '../ops/state.js';
 import { buildTree } from '../ops/tree.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
-export type ApplyState = 'no-checkout' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
+export type ApplyState = 'no-checkout' | 'no-files' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
 
 export interface StatusData {
   command: 'status';
@@ -56,7 +56,15 @@ export async function status(options: GlobalOptions): Promise<CommandResult<Stat
     data.conflicts = built.conflicts;
     if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));
     data.state =
-      head.kind === 'applied' ? (head.inputHash === plan.inputHash ? 'applied' : 'outdated') : head.kind === 'foreign' ? 'foreign-head' : 'not-applied';
+      head.kind === 'applied'
+        ? head.inputHash === plan.inputHash
+          ? 'applied'
+          : 'outdated'
+        : head.kind === 'foreign'
+          ? 'foreign-head'
+          : head.kind === 'empty'
+            ? 'no-files'
+            : 'not-applied';
   }
   return { data, lines: statusLines(data) };
 }
@@ -76,6 +84,7 @@ function baseOf(head: HeadState, pinned: string): string | null {
 
 const stateText: Record<ApplyState, string> = {
   'no-checkout': 'no checkout',
+  'no-files': 'not applied: the pinned commit is fetched but no files are checked out yet (an interrupted first apply): run `mlx-storage-pr apply`',
   'not-applied': 'not applied (clean pinned commit)',
   applied: 'applied and current',
   outdated: 'applied, but templates/ or patches/ changed since: run `mlx-storage-pr apply`',

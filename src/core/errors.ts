@@ -10,7 +10,9 @@ export const ExitCode = {
   config: 7,
   testsFailed: 8,
   toolMissing: 9,
+  permission: 10,
   internal: 70,
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -27,6 +29,9 @@ export type ErrorCode =
   | 'CHECKOUT_INVALID'
   | 'DIRTY_CHECKOUT'
   | 'FOREIGN_HEAD'
+  | 'UNMERGED_INDEX'
+  | 'CHECKOUT_HAS_WORK'
+  | 'SAVE_FAILED'
   | 'PATCH_CONFLICT'
   | 'LOCKED'
   | 'NOT_APPLIED'
@@ -37,7 +42,10 @@ export type ErrorCode =
   | 'TEST_BINARY_CRASHED'
   | 'TOOL_MISSING'
   | 'CHECK_FAILED'
-  | 'USAGE';
+  | 'USAGE'
+  | 'PERMISSION_DENIED'
+  | 'INTERRUPTED'
+  | 'WORKDIR_INVALID';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -52,6 +60,9 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   CHECKOUT_INVALID: ExitCode.source,
   DIRTY_CHECKOUT: ExitCode.dirty,
   FOREIGN_HEAD: ExitCode.dirty,
+  UNMERGED_INDEX: ExitCode.dirty,
+  CHECKOUT_HAS_WORK: ExitCode.dirty,
+  SAVE_FAILED: ExitCode.dirty,
   PATCH_CONFLICT: ExitCode.conflict,
   LOCKED: ExitCode.locked,
   NOT_APPLIED: ExitCode.failure,
@@ -63,6 +74,9 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   TOOL_MISSING: ExitCode.toolMissing,
   CHECK_FAILED: ExitCode.failure,
   USAGE: ExitCode.usage,
+  PERMISSION_DENIED: ExitCode.permission,
+  INTERRUPTED: ExitCode.interrupted,
+  WORKDIR_INVALID: ExitCode.usage,
 };
 
 /**
@@ -87,4 +101,27 @@ export class UserError extends Error {
 
 export function isUserError(error: unknown): error is UserError {
   return error instanceof UserError;
+}
+
+const PERMISSION_CODES = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** The error for a file or folder the tool may not write (or read). */
+export function permissionDenied(file: string, reason: string, options: { cause?: unknown } = {}): UserError {
+  return new UserError('PERMISSION_DENIED', `Cannot write ${file}: ${reason}.`, {
+    hint: `Check its owner and mode (\`ls -ld ${file}\`) and make it writable for your user, or use a workdir you can write (--workdir <dir>).`,
+    details: { path: file, reason },
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+  });
+}
+
+/**
+ * A Node file-system error that is about permissions (EACCES, EPERM, EROFS),
+ * as a UserError naming the path; null for any other error.
+ */
+export function permissionErrorFrom(error: unknown): UserError | null {
+  const e = error as { code?: unknown; path?: unknown; dest?: unknown; syscall?: unknown } | null;
+  if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || !PERMISSION_CODES.has(e.code)) return null;
+  const file = typeof e.dest === 'string' ? e.dest : typeof e.path === 'string' ? e.path : '(unknown path)';
+  const reason = e.code === 'EROFS' ? 'the file system is read-only' : `permission denied${typeof e.syscall === 'string' ? ` (${e.syscall})` : ''}`;
+  return permissionDenied(file, reason, { cause: error });
 }

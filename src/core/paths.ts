@@ -26,3 +26,25 @@ export function verifyInsideCheckout(relative: string, origin: string): string {
   }
   return normalised;
 }
+
+/** The default workdir: inside the project, and ignored by the project's .gitignore. */
+export const DEFAULT_WORKDIR = '.work';
+
+/**
+ * Checks where the workdir may be. An empty value would make the project
+ * folder itself the workdir, and any other folder inside the project puts an
+ * MLX clone and build folders among the project's own files; only the default
+ * `.work` (which .gitignore covers) may be inside. Paths are absolute and real
+ * (symlinks resolved) so `..` and links cannot hide where a folder is.
+ */
+export function verifyWorkdir(workdir: string, projectRoot: string, origin: string): void {
+  const relative = path.relative(projectRoot, workdir);
+  const inside = relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+  const first = relative.split(path.sep)[0];
+  if (inside && first !== DEFAULT_WORKDIR) {
+    throw new UserError('WORKDIR_INVALID', `The workdir ${workdir} (from ${origin}) is inside the project ${projectRoot}.`, {
+      hint: `The MLX checkout and builds would land among the project's files. Choose a folder outside the project, or leave ${origin} out to use ${path.join(projectRoot, DEFAULT_WORKDIR)}.`,
+      details: { workdir, projectRoot, origin },
+    });
+  }
+}

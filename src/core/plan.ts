@@ -4,7 +4,7 @@ import { templateVariables, type Config } from './config.js';
 import { UserError } from './errors.js';
 import { verifyInsideCheckout } from './paths.js';
 import { renderString } from './render.js';
-import { parsePatchFiles, parseSeries, type PatchFile } from './series.js';
+import { parsePatchFiles, parseSeries, verifyUnifiedDiff, type PatchFile } from './series.js';
 
 /** Raw inputs read from the project: templates by relative path, patches by name. */
 export interface PlanInputs {
@@ -69,6 +69,7 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
       });
     }
     const origin = `patches/${name}`;
+    verifyUnifiedDiff(raw, origin);
     const text = renderString(raw, variables, origin);
     const patchFiles = parsePatchFiles(text, origin);
     for (const file of patchFiles) {

@@ -14,12 +14,13 @@ export function placeholdersIn(text: string): string[] {
  * stray `{{` / `}}` left after rendering, is an error that names the file.
  */
 export function renderString(text: string, variables: Variables, file: string): string {
-  const rendered = text.replace(PLACEHOLDER, (_match, name: string) => {
+  const rendered = text.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
     const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
     if (value === undefined) {
-      throw new UserError('TEMPLATE_VARIABLE', `${file}: unknown template variable "${name}".`, {
+      const line = text.slice(0, offset).split('\n').length;
+      throw new UserError('TEMPLATE_VARIABLE', `${file}:${line}: unknown template variable "${name}".`, {
         hint: `Add "${name}" to "variables" in mlx-storage-pr.config.json, or fix the name. Known variables: ${Object.keys(variables).sort().join(', ')}.`,
-        details: { file, variable: name },
+        details: { file, line, variable: name },
       });
     }
     return value;

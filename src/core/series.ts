@@ -39,15 +39,30 @@ function stripPrefix(name: string | undefined): string | null {
   return name.replace(/^[ab]\//, '').replace(/\t.*$/, '');
 }
 
+const REGENERATE = 'Regenerate the patch with `git diff` against the pinned commit (in the checkout: `git diff > <project>/patches/<name>`).';
+
+/**
+ * Refuses a patch file that is no unified diff at all (binary data, or text
+ * without one diff line). Runs before rendering, so stray `{{` in random bytes
+ * are not reported as a bad placeholder.
+ */
+export function verifyUnifiedDiff(text: string, origin: string): void {
+  if (text.includes('\0') || text.includes('\uFFFD')) {
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: the file is binary or not UTF-8 text.`, { hint: REGENERATE });
+  }
+  if (!/^(diff --git |--- |\+\+\+ |@@ )/m.test(text)) {
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: no "diff --git", "---"/"+++" or "@@" line.`, { hint: REGENERATE });
+  }
+}
+
 /** The files and hunks of a rendered unified diff, with checked paths. */
 export function parsePatchFiles(text: string, origin: string): PatchFile[] {
+  verifyUnifiedDiff(text, origin);
   let structured: StructuredPatch[];
   try {
     structured = parsePatch(text);
   } catch (error) {
-    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff (${(error as Error).message}).`, {
-      hint: 'Regenerate the patch with `git diff` against the pinned commit.',
-    });
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff (${(error as Error).message}).`, { hint: REGENERATE });
   }
   const files = structured
     .filter((p) => p.hunks.length > 0 || p.oldFileName !== undefined)

@@ -29,6 +29,8 @@ export async function openCheckout(workdir: string, log: Logger, env: Env): Prom
  * Makes sure the checkout exists and holds the pinned commit. Fetches only
  * that commit (depth 1) and only when it is missing. A new checkout is built
  * in a side folder and moved into place, so a failed fetch leaves nothing.
+ * With `files: false` a new checkout gets no files yet (HEAD unborn): a
+ * caller that checks out another commit next saves writing the tree twice.
  */
 export async function ensureCheckout(
   workdir: string,
@@ -36,6 +38,7 @@ export async function ensureCheckout(
   commit: string,
   log: Logger,
   env: Env,
+  options: { files?: boolean } = {},
 ): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
   const existing = await openCheckout(workdir, log, env);
   if (existing) {
@@ -59,15 +62,18 @@ export async function ensureCheckout(
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
     await fetchPinned(git, source, commit, log);
     if (!existing) {
-      await git.checkoutDetached(commit);
+      if (options.files !== false) await git.checkoutDetached(commit);
       await rename(dir, target);
     }
   } catch (error) {
-    if (!existing) await rm(dir, { recursive: true, force: true });
+    // Cleaning up must not hide why the fetch failed.
+    if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
   const result = new Git(target, log, env);
-  return { git: result, created: !existing, fetched: true, head: await classifyHead(result, commit) };
+  // A new checkout's HEAD is known without asking git.
+  const head: HeadState = existing ? await classifyHead(result, commit) : options.files === false ? { kind: 'empty' } : { kind: 'pinned', commit };
+  return { git: result, created: !existing, fetched: true, head };
 }
 
 /** What git says when the other side is there but is not a repository. */
@@ -80,7 +86,7 @@ async function fetchPinned(git: Git, source: Source, commit: string, log: Logger
     });
   }
   try {
-    await git.fetchCommit(source.location, commit, { depth: 1 });
+    await git.fetchCommit(source.location, commit, { depth: 1, local: source.kind === 'path' });
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     log.debug(`git fetch said:\n${lastLines(error.stderr, 5)}`);

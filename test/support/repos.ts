@@ -90,13 +90,18 @@ function collect(stream: PassThrough): () => string {
 }
 
 /** Runs the CLI in this process (fast), with its own cwd and env; `columns` makes stdout look like a terminal that wide. */
-export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; columns?: number }): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; signal?: AbortSignal; onStderr?: (text: string) => void; columns?: number },
+): Promise<CliResult> {
   const stdout: PassThrough & { isTTY?: boolean; columns?: number } = new PassThrough();
   if (options.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: options.columns });
   const stderr = new PassThrough();
   const out = collect(stdout);
   const err = collect(stderr);
-  const code = await main({ argv: args, cwd: options.cwd, env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env }, stdout, stderr });
+  if (options.onStderr) stderr.on('data', (c: Buffer) => options.onStderr?.(c.toString()));
+  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env };
+  const code = await main({ argv: args, cwd: options.cwd, env, stdout, stderr, ...(options.signal ? { signal: options.signal } : {}) });
   const text = out();
   let json: unknown;
   if (args.includes('--json')) json = JSON.parse(text);
@@ -129,4 +134,39 @@ export function snapshot(checkout: string): string {
     .map((f) => `${f}\n${readFileSync(path.join(checkout, f), 'utf8')}`)
     .join('\n---\n');
   return [head, branch, index, status, files].join('\n===\n');
+}
+
+/** The uid/gid of `nobody`, which tests use to drop root's privileges. */
+const UNPRIVILEGED = 65534;
+
+/**
+ * How to run the CLI so that file permissions apply: as root (which ignores
+ * them) through `setpriv` as nobody, otherwise as the user itself. Null with
+ * the reason when neither is possible.
+ */
+export function unprivilegedRunner(): { prefix: string[]; own: (dir: string) => void } | { skip: string } {
+  if (process.getuid?.() !== 0) return { prefix: [], own: () => {} };
+  try {
+    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return { skip: 'running as root, which ignores file permissions, and setpriv (util-linux) is not installed to drop privileges' };
+  }
+  return {
+    prefix: ['setpriv', `--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', '--'],
+    own: (dir) => execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]),
+  };
+}
+
+/** Runs the built CLI as a separate process behind `prefix` (e.g. setpriv). */
+export function spawnCliAs(prefix: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const [command, ...rest] = [...prefix, process.execPath, BIN, ...args] as [string, ...string[]];
+    const child = spawn(command, rest, { cwd: options.cwd, env: { ...process.env, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined }));
+  });
 }

@@ -28,7 +28,7 @@ describe('renderString', () => {
     expect(renderString('class {{class_name}} : {{ namespace }}', variables, 'f')).toBe('class MetalStorageView : mlx::core::metal');
   });
   it('names the file and the variable when a variable is unknown', () => {
-    expect(codeOf(() => renderString('x {{nope}}', variables, 'templates/a.h'))).toMatch(/^TEMPLATE_VARIABLE: templates\/a\.h: unknown template variable "nope"/);
+    expect(codeOf(() => renderString('x {{nope}}', variables, 'templates/a.h'))).toMatch(/^TEMPLATE_VARIABLE: templates\/a\.h:1: unknown template variable "nope"/);
   });
   it('rejects a malformed placeholder and gives its line', () => {
     expect(codeOf(() => renderString('a\nb {{class-name}}', variables, 'f'))).toMatch(/^TEMPLATE_SYNTAX: f:2:/);

@@ -1,0 +1,27 @@
+import { lstat, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The entries of a folder, or null when it does not exist. */
+export async function listFolder(dir: string): Promise<Array<{ name: string; isDirectory: boolean }> | null> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Bytes a file or folder takes on disk (allocated blocks, as `du` counts), symlinks not followed. */
+export async function diskUsage(file: string): Promise<number> {
+  const stats = await lstat(file).catch(() => null);
+  if (stats === null) return 0;
+  const own = stats.blocks * 512;
+  if (!stats.isDirectory()) return own;
+  const entries = await readdir(file).catch(() => [] as string[]);
+  const sizes = await Promise.all(entries.map((entry) => diskUsage(path.join(file, entry))));
+  return sizes.reduce((sum, size) => sum + size, own);
+}
+
+export async function removeTree(file: string): Promise<void> {
+  await rm(file, { recursive: true, force: true });
+}

@@ -1,9 +1,11 @@
-import { realpathSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { realpathSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { PassThrough } from 'node:stream';
 
 import { main } from '../../src/cli.js';
-import { spawnCli } from './repos.js';
+import { BIN, tempDir } from './repos.js';
 
 /**
  * Keys whose values are sentences for people (messages, hints, fixes, titles,
@@ -130,10 +132,21 @@ export async function runJson(args: string[], options: { cwd: string; env?: Reco
   return { code, json: text.trim() === '' ? null : normalise(JSON.parse(text), options.names) };
 }
 
-/** As `runJson`, but runs the built CLI as its own process (for a PATH that the whole process sees). */
-export async function spawnJson(args: string[], options: { cwd: string; env: Record<string, string>; names?: Names }): Promise<Outcome> {
-  const result = await spawnCli([...args, '--json'], { cwd: options.cwd, env: options.env });
-  return { code: result.code, json: normalise(result.json, options.names) };
+/**
+ * As `runJson`, but runs the built CLI (bin/, run `npm run build` first) as a
+ * process of its own, for a PATH that the whole process sees. It inherits
+ * nothing from this process's environment but HOME.
+ */
+export function spawnJson(args: string[], options: { cwd: string; env: Record<string, string>; names?: Names }): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = { ...(process.env['HOME'] ? { HOME: process.env['HOME'] } : {}), ...options.env };
+    const child = spawn(process.execPath, [BIN, ...args, '--json'], { cwd: options.cwd, env });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, json: stdout.trim() === '' ? null : normalise(JSON.parse(stdout), options.names) }));
+  });
 }
 
 /**
@@ -156,4 +169,12 @@ export async function runTable(rows: Record<string, string[]>, run: (args: strin
   const out: Record<string, Outcome> = {};
   for (const [name, args] of Object.entries(rows)) out[name] = await run(args);
   return out;
+}
+
+/** A folder holding only a link to git: as PATH, a machine without any other tool. */
+export function gitOnlyPath(): string {
+  const gitBinary = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const dir = tempDir('msp-bin-');
+  symlinkSync(gitBinary, path.join(dir, 'git'));
+  return dir;
 }

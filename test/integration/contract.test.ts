@@ -1,0 +1,2583 @@
+/**
+ * The process contract of every command: its exit code and the shape of its
+ * `--json` object (keys, value types and the stable values: statuses, states,
+ * error codes, check ids, paths), on the success paths and the documented
+ * failure paths. Outputs are normalised first (test/support/contract.ts):
+ * temp folders, commit ids, times and build keys become names, and prose
+ * (messages, hints, details) becomes `<text>`, so wording can change freely
+ * but nothing else can.
+ *
+ * Cases in one `describe` share a project and run in order, as a user's
+ * commands would; a case's name says what it changes or the state it needs.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { laneToolchain, makeMetalProject, makeMetalUpstream, skipName } from '../support/check-metal-fixtures.js';
+import { byOutcome, gitOnlyPath, runJson, runTable, spawnJson, type Names, type Outcome } from '../support/contract.js';
+import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
+import { editConfig, FIXTURES, git, makeProject, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
+
+const COMMANDS = ['apply', 'status', 'reset', 'test', 'doctor', 'format', 'check-metal', 'verify'] as const;
+
+const lane = await laneToolchain();
+const freeGiB = (() => {
+  const stats = statfsSync(os.tmpdir());
+  return (stats.bavail * stats.bsize) / 2 ** 30;
+})();
+// `test --offline` needs every dependency from system packages; build steps are counted as Ninja counts them, the
+// notes depend on ccache, and the disk check passes from 8 GiB free.
+const hasBuildTools =
+  [
+    '/usr/bin/cmake',
+    '/usr/bin/ninja',
+    '/usr/bin/ccache',
+    '/usr/include/doctest/doctest.h',
+    '/usr/lib/cmake/doctest/doctest.cmake',
+    '/usr/include/nlohmann/json.hpp',
+    '/usr/include/fmt/format.h',
+  ].every(existsSync) && freeGiB >= 8;
+const buildToolsReason =
+  'skipped: needs cmake, ninja, ccache, a C++ compiler, doctest-dev, nlohmann-json3-dev, libfmt-dev and 8 GiB free in the temp folder ' +
+  '(sudo apt-get install cmake ninja-build ccache g++ doctest-dev nlohmann-json3-dev libfmt-dev)';
+
+function hasCMakeFormat(): boolean {
+  try {
+    return execFileSync('cmake-format', ['--version'], { encoding: 'utf8' }).trim() === '0.6.13';
+  } catch {
+    return false;
+  }
+}
+const cmakeFormat = hasCMakeFormat();
+const cmakeFormatReason = 'skipped: needs cmake-format 0.6.13 on PATH (pip install cmakelang==0.6.13)';
+
+const doctorReady = process.platform === 'linux' && freeGiB >= 8;
+const doctorReason = 'skipped: the doctor checks pinned here are those of Linux with 8 GiB free in the temp folder';
+const libraries = (() => {
+  try {
+    return execFileSync('ldconfig', ['-p'], { encoding: 'utf8' });
+  } catch {
+    return '';
+  }
+})();
+// Every tool doctor looks for, found the way doctor finds it.
+const machineReady =
+  doctorReady &&
+  hasBuildTools &&
+  lane.toolchain !== null &&
+  ['/usr/bin/ninja', '/usr/bin/ccache', '/usr/include/lapacke.h'].every(existsSync) &&
+  ['/usr/include/cblas.h', '/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h'].some(existsSync) &&
+  /lib(open)?blas\.so/.test(libraries) &&
+  /liblapack\.so/.test(libraries);
+const machineReason =
+  'skipped: needs every tool doctor checks (cmake, g++, ninja, ccache, BLAS/LAPACK with ldconfig on PATH, clang-19 with libc++-19, the offline packages) and 8 GiB free';
+
+/** A test name that says why the test skips when `ready` is false (and says it on stderr too). */
+function withReason(name: string, ready: boolean, reason: string): string {
+  if (ready) return name;
+  console.warn(`${name}: ${reason}`);
+  return `${name} (${reason})`;
+}
+
+/** Only the exit codes of a table. */
+const codes = (out: Record<string, Outcome>) => Object.fromEntries(Object.entries(out).map(([name, o]) => [name, o.code]));
+
+describe('every command', () => {
+  let upstream: { dir: string; sha: string };
+  let fresh: string;
+  const names = (project: string): Names => ({ paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } });
+
+  beforeAll(() => {
+    upstream = makeUpstream();
+    fresh = makeProject(upstream.sha);
+  });
+
+  it('exits 2 on an unknown option, an unknown command, no command, an unknown --skip name and CMake arguments before --', async () => {
+    const rows: Record<string, string[]> = Object.fromEntries(COMMANDS.map((c) => [c, [c, '--no-such-option']]));
+    rows['(none)'] = [];
+    rows['no-such-command'] = ['no-such-command'];
+    rows['verify --skip no-such-check'] = ['verify', '--skip', 'no-such-check'];
+    rows['test -DX=ON'] = ['test', '-DX=ON'];
+    const out = await runTable(rows, (args) => runJson(args, { cwd: fresh, names: names(fresh) }));
+    // Only the code is pinned: what --json prints for a usage error is not part of the contract yet.
+    expect(codes(out)).toMatchInlineSnapshot(`
+      {
+        "(none)": 2,
+        "apply": 2,
+        "check-metal": 2,
+        "doctor": 2,
+        "format": 2,
+        "no-such-command": 2,
+        "reset": 2,
+        "status": 2,
+        "test": 2,
+        "test -DX=ON": 2,
+        "verify": 2,
+        "verify --skip no-such-check": 2,
+      }
+    `);
+  });
+
+  it('exits 7 with CONFIG_INVALID when the config is invalid, whatever the command', async () => {
+    const broken = makeProject(upstream.sha);
+    editConfig(broken, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = upstream.sha.slice(0, 12)));
+    const rows = Object.fromEntries(COMMANDS.map((c) => [c, [c, '--mlx-repo', upstream.dir]]));
+    expect(byOutcome(await runTable(rows, (args) => runJson(args, { cwd: broken, names: names(broken) })))).toMatchInlineSnapshot(`
+      {
+        "apply, status, reset, test, doctor, format, check-metal, verify": {
+          "code": 7,
+          "json": {
+            "error": {
+              "code": "CONFIG_INVALID",
+              "details": {
+                "file": "<project>/mlx-storage-pr.config.json",
+                "problems": [
+                  "<text>",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('exits 7 on a config that is not JSON, an unknown template variable, a series naming a missing patch and a path out of the checkout', async () => {
+    const project = (edit: (dir: string) => void) => {
+      const dir = makeProject(upstream.sha);
+      edit(dir);
+      return dir;
+    };
+    const cases = {
+      'not JSON': project((dir) => writeFileSync(path.join(dir, 'mlx-storage-pr.config.json'), '{ "upstream": ')),
+      'unknown variable': project((dir) => writeFileSync(path.join(dir, 'templates/mlx/backend/metal/storage_view.cpp'), '#include "{{header_file}}"\n')),
+      'series names a missing patch': project((dir) => writeFileSync(path.join(dir, 'patches/series'), '0001-metal-cmake.patch\n0009-missing.patch\n')),
+      'path escapes': project((dir) => editConfig(dir, (c) => ((c['variables'] as Record<string, unknown>)['header_path'] = '../../outside.h'))),
+    };
+    const out: Record<string, Outcome> = {};
+    for (const [name, dir] of Object.entries(cases)) out[name] = await runJson(['apply', '--mlx-repo', upstream.dir], { cwd: dir, names: names(dir) });
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "not JSON": {
+          "code": 7,
+          "json": {
+            "error": {
+              "code": "CONFIG_INVALID",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "path escapes": {
+          "code": 7,
+          "json": {
+            "error": {
+              "code": "CONFIG_INVALID",
+              "details": {
+                "file": "<project>/mlx-storage-pr.config.json",
+                "problems": [
+                  "<text>",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "series names a missing patch": {
+          "code": 7,
+          "json": {
+            "error": {
+              "code": "SERIES_INVALID",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "unknown variable": {
+          "code": 7,
+          "json": {
+            "error": {
+              "code": "TEMPLATE_VARIABLE",
+              "details": {
+                "file": "templates/mlx/backend/metal/storage_view.cpp",
+                "variable": "header_file",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('before the first apply: nothing to show or reset, and the commands that need a checkout say so', async () => {
+    const rows = { 'apply --dry-run': ['apply', '--dry-run'], status: ['status'], reset: ['reset'], test: ['test', '--offline'], format: ['format'], verify: ['verify'] };
+    // Only git on this PATH, so the result does not depend on the machine.
+    const out = await runTable(rows, (args) => runJson(args, { cwd: fresh, env: { PATH: gitOnlyPath() }, names: names(fresh) }));
+    expect(byOutcome(out)).toMatchInlineSnapshot(`
+      {
+        "apply --dry-run": {
+          "code": 0,
+          "json": {
+            "branch": "mlx-storage-pr",
+            "changed": [
+              "docs/src/dev/extensions.rst",
+              "mlx/backend/metal/CMakeLists.txt",
+              "mlx/backend/metal/storage_view.cpp",
+              "mlx/backend/metal/storage_view.h",
+            ],
+            "checkout": "<project>/.work/mlx",
+            "command": "apply",
+            "fetched": false,
+            "files": [
+              "mlx/backend/metal/storage_view.h",
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "head": null,
+            "inputHash": "<hex16>",
+            "localEdits": [],
+            "ok": true,
+            "patches": [
+              "0001-metal-cmake.patch",
+              "0002-docs.patch",
+            ],
+            "pinned": "<pinned>",
+            "status": "would-clone",
+          },
+        },
+        "reset": {
+          "code": 0,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "command": "reset",
+            "ok": true,
+            "pinned": "<pinned>",
+            "status": "no-checkout",
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": null,
+            "branch": null,
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [],
+            "dirty": [],
+            "head": null,
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "no-checkout",
+          },
+        },
+        "test, format": {
+          "code": 1,
+          "json": {
+            "error": {
+              "code": "NOT_APPLIED",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "verify": {
+          "code": 1,
+          "json": {
+            "checks": [
+              "format-cpp: not-checked, required, fix",
+              "format-cmake: not-checked, required, fix",
+              "metal-typecheck: not-checked, optional, fix",
+              "docs: not-checked, required, fix",
+              "pr-files: fail, required, fix",
+              "pr-placeholders: pass, required",
+              "pr-ai-disclosure: fail, required, fix",
+              "linux-build: fail, required, fix",
+              "tests-fail-without-implementation: not-checked, required",
+            ],
+            "command": "verify",
+            "ok": false,
+            "ready": false,
+            "skipped": [],
+          },
+        },
+      }
+    `);
+    expect(existsSync(path.join(fresh, '.work', 'mlx'))).toBe(false);
+  });
+
+  it('a workdir whose mlx/ is not a git checkout: exit 5 with CHECKOUT_INVALID (verify: checks not passing, 1), and the folder is left alone', async () => {
+    const project = makeProject(upstream.sha);
+    mkdirSync(path.join(project, '.work', 'mlx'), { recursive: true });
+    writeFileSync(path.join(project, '.work', 'mlx', 'notes.txt'), 'mine\n');
+    const rows = { apply: ['apply'], status: ['status'], reset: ['reset'], test: ['test', '--offline'], format: ['format'], verify: ['verify'] };
+    const out = await runTable(rows, (args) => runJson([...args, '--mlx-repo', upstream.dir], { cwd: project, env: { PATH: gitOnlyPath() }, names: names(project) }));
+    expect(byOutcome(out)).toMatchInlineSnapshot(`
+      {
+        "apply, status, reset, test, format": {
+          "code": 5,
+          "json": {
+            "error": {
+              "code": "CHECKOUT_INVALID",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "verify": {
+          "code": 1,
+          "json": {
+            "checks": [
+              "format-cpp: not-checked, required, fix",
+              "format-cmake: not-checked, required, fix",
+              "metal-typecheck: not-checked, optional, fix",
+              "docs: not-checked, required, fix",
+              "pr-files: fail, required, fix",
+              "pr-placeholders: pass, required",
+              "pr-ai-disclosure: fail, required, fix",
+              "linux-build: fail, required, fix",
+              "tests-fail-without-implementation: not-checked, required",
+            ],
+            "command": "verify",
+            "ok": false,
+            "ready": false,
+            "skipped": [],
+          },
+        },
+      }
+    `);
+    expect(readFileSync(path.join(project, '.work', 'mlx', 'notes.txt'), 'utf8')).toBe('mine\n');
+  });
+});
+
+describe('apply, status and reset through a checkout\'s life', () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  let checkout: string;
+  const run = (...args: string[]) =>
+    runJson([...args, '--mlx-repo', upstream.dir], { cwd: project, names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } } });
+  const writeProject = (file: string, text: string) => writeFileSync(path.join(project, file), text);
+  const writeCheckout = (file: string, text: string) => writeFileSync(path.join(checkout, file), text);
+
+  beforeAll(() => {
+    upstream = makeUpstream();
+    project = makeProject(upstream.sha);
+    checkout = path.join(project, '.work', 'mlx');
+  });
+
+  it('apply: fetches, applies and reports what it changed (0, applied)', async () => {
+    expect(await run('apply')).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "branch": "mlx-storage-pr",
+          "changed": [
+            "docs/src/dev/extensions.rst",
+            "mlx/backend/metal/CMakeLists.txt",
+            "mlx/backend/metal/storage_view.cpp",
+            "mlx/backend/metal/storage_view.h",
+          ],
+          "checkout": "<project>/.work/mlx",
+          "command": "apply",
+          "fetched": true,
+          "files": [
+            "mlx/backend/metal/storage_view.h",
+            "mlx/backend/metal/storage_view.cpp",
+          ],
+          "head": "<sha1>",
+          "inputHash": "<hex16>",
+          "localEdits": [],
+          "ok": true,
+          "patches": [
+            "0001-metal-cmake.patch",
+            "0002-docs.patch",
+          ],
+          "pinned": "<pinned>",
+          "status": "applied",
+        },
+      }
+    `);
+  });
+
+  it('apply again: nothing to do (0, already-applied); status: applied', async () => {
+    expect({ apply: await run('apply'), status: await run('status') }).toMatchInlineSnapshot(`
+      {
+        "apply": {
+          "code": 0,
+          "json": {
+            "branch": "mlx-storage-pr",
+            "changed": [],
+            "checkout": "<project>/.work/mlx",
+            "command": "apply",
+            "fetched": false,
+            "files": [
+              "mlx/backend/metal/storage_view.h",
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "head": "<sha1>",
+            "inputHash": "<hex16>",
+            "localEdits": [],
+            "ok": true,
+            "patches": [
+              "0001-metal-cmake.patch",
+              "0002-docs.patch",
+            ],
+            "pinned": "<pinned>",
+            "status": "already-applied",
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "applied",
+          },
+        },
+      }
+    `);
+  });
+
+  it('after a template edit: status says outdated, apply --dry-run lists the change and writes nothing (0, would-apply)', async () => {
+    writeProject('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    const head = git(checkout, 'rev-parse', 'HEAD');
+    expect({ status: await run('status'), dryRun: await run('apply', '--dry-run') }).toMatchInlineSnapshot(`
+      {
+        "dryRun": {
+          "code": 0,
+          "json": {
+            "branch": "mlx-storage-pr",
+            "changed": [
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "checkout": "<project>/.work/mlx",
+            "command": "apply",
+            "fetched": false,
+            "files": [
+              "mlx/backend/metal/storage_view.h",
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "head": "<sha1>",
+            "inputHash": "<hex16>",
+            "localEdits": [],
+            "ok": true,
+            "patches": [
+              "0001-metal-cmake.patch",
+              "0002-docs.patch",
+            ],
+            "pinned": "<pinned>",
+            "status": "would-apply",
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "outdated",
+          },
+        },
+      }
+    `);
+    expect(git(checkout, 'rev-parse', 'HEAD')).toBe(head);
+  });
+
+  it('apply refuses uncommitted edits in a file it would change (3, DIRTY_CHECKOUT); status lists them', async () => {
+    writeCheckout('mlx/backend/metal/storage_view.cpp', '// my edit\n');
+    expect({ apply: await run('apply'), status: await run('status') }).toMatchInlineSnapshot(`
+      {
+        "apply": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "DIRTY_CHECKOUT",
+              "details": {
+                "dirty": [
+                  "mlx/backend/metal/storage_view.cpp",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "dirty": [
+              {
+                "code": " M",
+                "path": "mlx/backend/metal/storage_view.cpp",
+              },
+            ],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "outdated",
+          },
+        },
+      }
+    `);
+  });
+
+  it('apply --force saves the edits and applies (0, applied, saved)', async () => {
+    expect(await run('apply', '--force')).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "branch": "mlx-storage-pr",
+          "changed": [
+            "mlx/backend/metal/storage_view.cpp",
+          ],
+          "checkout": "<project>/.work/mlx",
+          "command": "apply",
+          "fetched": false,
+          "files": [
+            "mlx/backend/metal/storage_view.h",
+            "mlx/backend/metal/storage_view.cpp",
+          ],
+          "head": "<sha1>",
+          "inputHash": "<hex16>",
+          "localEdits": [],
+          "ok": true,
+          "patches": [
+            "0001-metal-cmake.patch",
+            "0002-docs.patch",
+          ],
+          "pinned": "<pinned>",
+          "saved": {
+            "refs": [
+              "refs/mlx-storage-pr/backup/<time>-stash",
+            ],
+            "restore": [
+              "git -C <project>/.work/mlx stash apply <sha2>",
+            ],
+            "stash": "<sha2>",
+          },
+          "status": "applied",
+        },
+      }
+    `);
+  });
+
+  it('apply refuses a HEAD that is neither pinned nor applied (3, FOREIGN_HEAD); status says foreign-head', async () => {
+    writeCheckout('mine.txt', 'x\n');
+    git(checkout, 'add', 'mine.txt');
+    git(checkout, 'commit', '--quiet', '-m', 'my commit');
+    writeProject('templates/mlx/backend/metal/storage_view.cpp', '// v3\n');
+    expect({ apply: await run('apply'), status: await run('status') }).toMatchInlineSnapshot(`
+      {
+        "apply": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "FOREIGN_HEAD",
+              "details": {
+                "head": "<sha1>",
+                "pinned": "<pinned>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<sha2>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "foreign-head",
+          },
+        },
+      }
+    `);
+  });
+
+  it('apply --force keeps the foreign HEAD in a backup ref (0, applied, saved.headBackup)', async () => {
+    expect(await run('apply', '--force')).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "branch": "mlx-storage-pr",
+          "changed": [
+            "mine.txt",
+            "mlx/backend/metal/storage_view.cpp",
+          ],
+          "checkout": "<project>/.work/mlx",
+          "command": "apply",
+          "fetched": false,
+          "files": [
+            "mlx/backend/metal/storage_view.h",
+            "mlx/backend/metal/storage_view.cpp",
+          ],
+          "head": "<sha1>",
+          "inputHash": "<hex16>",
+          "localEdits": [],
+          "ok": true,
+          "patches": [
+            "0001-metal-cmake.patch",
+            "0002-docs.patch",
+          ],
+          "pinned": "<pinned>",
+          "saved": {
+            "headBackup": "<sha2>",
+            "refs": [
+              "refs/mlx-storage-pr/backup/<time>-head",
+            ],
+            "restore": [
+              "git -C <project>/.work/mlx checkout -b my-work <sha2>",
+            ],
+          },
+          "status": "applied",
+        },
+      }
+    `);
+  });
+
+  it('reset saves edits and returns to the pinned commit (0, reset); again: already-clean; status: not-applied', async () => {
+    writeCheckout('mlx/backend/metal/storage_view.h', '// edited\n');
+    expect({ reset: await run('reset'), again: await run('reset'), status: await run('status') }).toMatchInlineSnapshot(`
+      {
+        "again": {
+          "code": 0,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "command": "reset",
+            "ok": true,
+            "pinned": "<pinned>",
+            "status": "already-clean",
+          },
+        },
+        "reset": {
+          "code": 0,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "command": "reset",
+            "ok": true,
+            "pinned": "<pinned>",
+            "saved": {
+              "refs": [
+                "refs/mlx-storage-pr/backup/<time>-stash",
+              ],
+              "restore": [
+                "git -C <project>/.work/mlx stash apply <sha1>",
+              ],
+              "stash": "<sha1>",
+            },
+            "status": "reset",
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": null,
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [
+              "docs/src/dev/extensions.rst",
+              "mlx/backend/metal/CMakeLists.txt",
+              "mlx/backend/metal/storage_view.cpp",
+              "mlx/backend/metal/storage_view.h",
+            ],
+            "dirty": [],
+            "head": "<pinned>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "not-applied",
+          },
+        },
+      }
+    `);
+  });
+
+  it('a patch that does not apply: apply exits 4 with PATCH_CONFLICT and the conflicts; status lists them', async () => {
+    const patch = path.join(project, 'patches', '0002-docs.patch');
+    const original = readFileSync(patch, 'utf8');
+    writeFileSync(patch, original.replace(' Text about operations.', ' Text about something else.'));
+    const before = git(checkout, 'rev-parse', 'HEAD');
+    expect({ apply: await run('apply'), '3way': await run('apply', '--3way'), status: await run('status') }).toMatchInlineSnapshot(`
+      {
+        "3way": {
+          "code": 4,
+          "json": {
+            "error": {
+              "code": "PATCH_CONFLICT",
+              "details": {
+                "conflicts": [
+                  {
+                    "detail": "<text>",
+                    "file": "docs/src/dev/extensions.rst",
+                    "hunk": 1,
+                    "hunkHeader": "@@ -6,6 +6,11 @@",
+                    "patch": "0002-docs.patch",
+                    "reason": "upstream_changed",
+                  },
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "apply": {
+          "code": 4,
+          "json": {
+            "error": {
+              "code": "PATCH_CONFLICT",
+              "details": {
+                "conflicts": [
+                  {
+                    "detail": "<text>",
+                    "file": "docs/src/dev/extensions.rst",
+                    "hunk": 1,
+                    "hunkHeader": "@@ -6,6 +6,11 @@",
+                    "patch": "0002-docs.patch",
+                    "reason": "upstream_changed",
+                  },
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": null,
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [
+              {
+                "detail": "<text>",
+                "file": "docs/src/dev/extensions.rst",
+                "hunk": 1,
+                "hunkHeader": "@@ -6,6 +6,11 @@",
+                "patch": "0002-docs.patch",
+                "reason": "upstream_changed",
+              },
+            ],
+            "differs": [],
+            "dirty": [],
+            "head": "<pinned>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "not-applied",
+          },
+        },
+      }
+    `);
+    expect(git(checkout, 'rev-parse', 'HEAD')).toBe(before);
+    writeFileSync(patch, original);
+  });
+});
+
+describe('apply and status when the MLX source or the pin changes', () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  let moved: string;
+  const names = (): Names => ({ paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha, moved } });
+  const run = (...args: string[]) => runJson(args, { cwd: project, names: names() });
+
+  beforeAll(() => {
+    upstream = makeUpstream();
+    project = makeProject(upstream.sha);
+    moved = '';
+  });
+
+  it('exits 5 when the source does not exist (SOURCE_UNREACHABLE) or lacks the pinned commit (COMMIT_NOT_FOUND)', async () => {
+    const absent = '0123456789abcdef0123456789abcdef01234567';
+    const other = makeProject(absent);
+    const out = {
+      missing: await run('apply', '--mlx-repo', path.join(upstream.dir, 'no-such-folder')),
+      'no commit': await runJson(['apply', '--mlx-repo', upstream.dir], { cwd: other, names: { paths: { project: other, upstream: upstream.dir }, shas: { absent } } }),
+    };
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "missing": {
+          "code": 5,
+          "json": {
+            "error": {
+              "code": "SOURCE_UNREACHABLE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "no commit": {
+          "code": 5,
+          "json": {
+            "error": {
+              "code": "COMMIT_NOT_FOUND",
+              "details": {
+                "commit": "<absent>",
+                "source": "<upstream>",
+                "stderr": "<text>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+    expect(existsSync(path.join(project, '.work', 'mlx'))).toBe(false);
+  });
+
+  it('after the pin moves: status says the commit is missing; apply fetches it and exits 4 (upstream_changed); --3way merges (0)', async () => {
+    expect((await run('apply', '--mlx-repo', upstream.dir)).code).toBe(0);
+    const cmake = path.join(upstream.dir, 'mlx/backend/metal/CMakeLists.txt');
+    writeFileSync(cmake, readFileSync(cmake, 'utf8').replace('/allocator.cpp', '/allocators.cpp'));
+    git(upstream.dir, 'commit', '--quiet', '-am', 'rename allocator');
+    moved = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = moved));
+    const out = {
+      'status before': await run('status'),
+      apply: await run('apply', '--mlx-repo', upstream.dir),
+      'status after fetch': await run('status'),
+      '3way': await run('apply', '--3way', '--mlx-repo', upstream.dir),
+      'status after 3way': await run('status'),
+    };
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "3way": {
+          "code": 0,
+          "json": {
+            "branch": "mlx-storage-pr",
+            "changed": [
+              "mlx/backend/metal/CMakeLists.txt",
+            ],
+            "checkout": "<project>/.work/mlx",
+            "command": "apply",
+            "fetched": false,
+            "files": [
+              "mlx/backend/metal/storage_view.h",
+              "mlx/backend/metal/storage_view.cpp",
+            ],
+            "head": "<sha1>",
+            "inputHash": "<hex16>",
+            "localEdits": [],
+            "ok": true,
+            "patches": [
+              "0001-metal-cmake.patch",
+              "0002-docs.patch",
+            ],
+            "pinned": "<moved>",
+            "status": "applied",
+          },
+        },
+        "apply": {
+          "code": 4,
+          "json": {
+            "error": {
+              "code": "PATCH_CONFLICT",
+              "details": {
+                "conflicts": [
+                  {
+                    "detail": "<text>",
+                    "file": "mlx/backend/metal/CMakeLists.txt",
+                    "hunk": 1,
+                    "hunkHeader": "@@ -2,4 +2,5 @@",
+                    "patch": "0001-metal-cmake.patch",
+                    "reason": "upstream_changed",
+                  },
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "status after 3way": {
+          "code": 0,
+          "json": {
+            "base": "<moved>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [
+              {
+                "detail": "<text>",
+                "file": "mlx/backend/metal/CMakeLists.txt",
+                "hunk": 1,
+                "hunkHeader": "@@ -2,4 +2,5 @@",
+                "patch": "0001-metal-cmake.patch",
+                "reason": "upstream_changed",
+              },
+            ],
+            "differs": [],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<moved>",
+            "pinnedVersion": "0.32.2",
+            "state": "applied",
+          },
+        },
+        "status after fetch": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [
+              {
+                "detail": "<text>",
+                "file": "mlx/backend/metal/CMakeLists.txt",
+                "hunk": 1,
+                "hunkHeader": "@@ -2,4 +2,5 @@",
+                "patch": "0001-metal-cmake.patch",
+                "reason": "upstream_changed",
+              },
+            ],
+            "differs": [],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<moved>",
+            "pinnedVersion": "0.32.2",
+            "state": "outdated",
+          },
+        },
+        "status before": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<moved>",
+            "pinnedVersion": "0.32.2",
+            "state": "missing-pinned-commit",
+          },
+        },
+      }
+    `);
+  });
+});
+
+describe('the workdir lock', () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+
+  beforeAll(async () => {
+    upstream = makeUpstream();
+    project = makeProject(upstream.sha);
+    expect((await runJson(['apply', '--mlx-repo', upstream.dir], { cwd: project })).code).toBe(0);
+  });
+
+  it('apply (even --dry-run) and reset exit 6 with LOCKED while a live process holds the workdir; status still reads (0)', async () => {
+    const lock = path.join(project, '.work', '.lock');
+    // This test's own process is alive, so the lock is held.
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
+    const rows = { apply: ['apply'], 'apply --force': ['apply', '--force'], 'apply --dry-run': ['apply', '--dry-run'], reset: ['reset'], status: ['status'] };
+    const out = await runTable(rows, (args) =>
+      runJson(args, { cwd: project, names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha }, vary: ['pid'] } }),
+    );
+    rmSync(lock);
+    expect(byOutcome(out)).toMatchInlineSnapshot(`
+      {
+        "apply, apply --force, apply --dry-run, reset": {
+          "code": 6,
+          "json": {
+            "error": {
+              "code": "LOCKED",
+              "details": {
+                "lock": "<project>/.work/.lock",
+                "pid": "<number>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "applied",
+          },
+        },
+      }
+    `);
+  });
+});
+
+// The test fixture's series gains an implementation (src/mul.*, added to the library by a patch) and a test of it,
+// so that verify's "new tests fail without the implementation" can pass.
+const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
+--- a/CMakeLists.txt
++++ b/CMakeLists.txt
+@@ -3,7 +3,7 @@ project(fixture LANGUAGES CXX)
+ set(CMAKE_CXX_STANDARD 20)
+ 
+ include(FetchContent)
+-add_library(fixture src/lib.cpp)
++add_library(fixture src/lib.cpp src/mul.cpp)
+ target_include_directories(fixture PUBLIC \${CMAKE_CURRENT_SOURCE_DIR})
+ 
+ option(MLX_BUILD_TESTS "Build tests" ON)
+`;
+const MUL_TEST = '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
+
+describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + doctest fixture', hasBuildTools, buildToolsReason), () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  let env: Record<string, string>;
+  const names = (): Names => ({
+    paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
+    shas: { pinned: upstream.sha },
+    vary: ['buildSeconds', 'pid', 'errors'],
+  });
+  const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+    writeFileSync(path.join(project, file), text);
+  };
+
+  beforeAll(async () => {
+    // With MLX's .clang-format and pre-commit pins, so that the formatting checks of verify can pass.
+    upstream = makeUpstream('cmake-project/upstream', (dir) => {
+      for (const file of ['.clang-format', '.pre-commit-config.yaml']) copyFileSync(path.join(FIXTURES, 'format', 'upstream', file), path.join(dir, file));
+    });
+    project = makeProject(upstream.sha, 'cmake-project/project');
+    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+    write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
+    write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
+    write('templates/tests/new_tests.cpp', MUL_TEST);
+    write('patches/0002-root-cmake.patch', ROOT_PATCH);
+    write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
+    expect((await run('apply')).code).toBe(0);
+  });
+
+  it('test without --offline: the dependency download fails (1, CONFIGURE_FAILED)', async () => {
+    expect(await run('test')).toMatchInlineSnapshot(`
+      {
+        "code": 1,
+        "json": {
+          "error": {
+            "code": "CONFIGURE_FAILED",
+            "details": {
+              "log": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+            },
+            "hint": "<text>",
+            "message": "<text>",
+          },
+          "ok": false,
+        },
+      }
+    `);
+  });
+
+  it('test --offline: builds, runs and classifies every case against the baseline (0)', async () => {
+    expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "baseline": {
+            "buildDir": "<project>/.work/baseline/build-release-<key>",
+            "cached": false,
+            "summary": {
+              "assertions": {
+                "failed": 1,
+                "passed": 1,
+              },
+              "byClass": {
+                "fixed": 0,
+                "new-failure": 0,
+                "new-test-failed": 0,
+                "new-test-passed": 0,
+                "passed": 1,
+                "pre-existing-failure": 1,
+                "skipped": 0,
+              },
+              "cases": 2,
+              "failed": 1,
+              "passed": 1,
+              "skipped": 0,
+            },
+            "used": true,
+          },
+          "buildDir": "<project>/.work/build-release-<key>",
+          "cases": [
+            {
+              "baseline": "passed",
+              "classification": "passed",
+              "failures": [],
+              "name": "test add",
+              "status": "passed",
+            },
+            {
+              "baseline": "failed",
+              "classification": "pre-existing-failure",
+              "failures": [
+                {
+                  "file": "../mlx/tests/lib_tests.cpp",
+                  "line": 9,
+                  "message": "<text>",
+                },
+              ],
+              "name": "test known failure",
+              "status": "failed",
+            },
+            {
+              "baseline": null,
+              "classification": "new-test-passed",
+              "failures": [],
+              "name": "test mul",
+              "status": "passed",
+            },
+          ],
+          "command": "test",
+          "dependencies": [
+            {
+              "dep": "json",
+              "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+            },
+            {
+              "dep": "doctest",
+              "source": "system doctest-dev (/usr/include/doctest)",
+            },
+            {
+              "dep": "fmt",
+              "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+            },
+            {
+              "dep": "gguflib",
+              "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+            },
+          ],
+          "logs": {
+            "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+            "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+            "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+          },
+          "notes": [
+            "<text>",
+          ],
+          "ok": true,
+          "patched": {
+            "buildSeconds": "<number>",
+            "buildSteps": 7,
+            "complete": true,
+            "configured": true,
+            "crashes": [],
+          },
+          "summary": {
+            "assertions": {
+              "failed": 1,
+              "passed": 2,
+            },
+            "byClass": {
+              "fixed": 0,
+              "new-failure": 0,
+              "new-test-failed": 0,
+              "new-test-passed": 1,
+              "passed": 1,
+              "pre-existing-failure": 1,
+              "skipped": 0,
+            },
+            "cases": 3,
+            "failed": 1,
+            "passed": 2,
+            "skipped": 0,
+          },
+        },
+      }
+    `);
+  });
+
+  it('test --tests runs a subset (0); a filter that matches nothing exits 8 (TESTS_FAILED); --no-baseline counts the known failure as new (8)', async () => {
+    const out = {
+      '--tests': await run('test', '--offline', '--tests', '*mul*'),
+      '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
+      '--no-baseline': await run('test', '--offline', '--no-baseline'),
+    };
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "--no-baseline": {
+          "code": 8,
+          "json": {
+            "baseline": {
+              "buildDir": null,
+              "cached": false,
+              "summary": null,
+              "used": false,
+            },
+            "buildDir": "<project>/.work/build-release-<key>",
+            "cases": [
+              {
+                "baseline": null,
+                "classification": "passed",
+                "failures": [],
+                "name": "test add",
+                "status": "passed",
+              },
+              {
+                "baseline": null,
+                "classification": "new-failure",
+                "failures": [
+                  {
+                    "file": "../mlx/tests/lib_tests.cpp",
+                    "line": 9,
+                    "message": "<text>",
+                  },
+                ],
+                "name": "test known failure",
+                "status": "failed",
+              },
+              {
+                "baseline": null,
+                "classification": "passed",
+                "failures": [],
+                "name": "test mul",
+                "status": "passed",
+              },
+            ],
+            "command": "test",
+            "dependencies": [
+              {
+                "dep": "json",
+                "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+              },
+              {
+                "dep": "doctest",
+                "source": "system doctest-dev (/usr/include/doctest)",
+              },
+              {
+                "dep": "fmt",
+                "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+              },
+              {
+                "dep": "gguflib",
+                "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+              },
+            ],
+            "logs": {
+              "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+              "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+              "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+            },
+            "notes": [
+              "<text>",
+            ],
+            "ok": false,
+            "patched": {
+              "buildSeconds": "<number>",
+              "buildSteps": 0,
+              "complete": true,
+              "configured": false,
+              "crashes": [],
+            },
+            "summary": {
+              "assertions": {
+                "failed": 1,
+                "passed": 2,
+              },
+              "byClass": {
+                "fixed": 0,
+                "new-failure": 1,
+                "new-test-failed": 0,
+                "new-test-passed": 0,
+                "passed": 2,
+                "pre-existing-failure": 0,
+                "skipped": 0,
+              },
+              "cases": 3,
+              "failed": 1,
+              "passed": 2,
+              "skipped": 0,
+            },
+          },
+        },
+        "--tests": {
+          "code": 0,
+          "json": {
+            "baseline": {
+              "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "cached": true,
+              "summary": {
+                "assertions": {
+                  "failed": 1,
+                  "passed": 1,
+                },
+                "byClass": {
+                  "fixed": 0,
+                  "new-failure": 0,
+                  "new-test-failed": 0,
+                  "new-test-passed": 0,
+                  "passed": 1,
+                  "pre-existing-failure": 1,
+                  "skipped": 0,
+                },
+                "cases": 2,
+                "failed": 1,
+                "passed": 1,
+                "skipped": 0,
+              },
+              "used": true,
+            },
+            "buildDir": "<project>/.work/build-release-<key>",
+            "cases": [
+              {
+                "baseline": null,
+                "classification": "new-test-passed",
+                "failures": [],
+                "name": "test mul",
+                "status": "passed",
+              },
+            ],
+            "command": "test",
+            "dependencies": [
+              {
+                "dep": "json",
+                "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+              },
+              {
+                "dep": "doctest",
+                "source": "system doctest-dev (/usr/include/doctest)",
+              },
+              {
+                "dep": "fmt",
+                "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+              },
+              {
+                "dep": "gguflib",
+                "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+              },
+            ],
+            "logs": {
+              "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+              "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+              "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+            },
+            "notes": [
+              "<text>",
+            ],
+            "ok": true,
+            "patched": {
+              "buildSeconds": "<number>",
+              "buildSteps": 0,
+              "complete": true,
+              "configured": false,
+              "crashes": [],
+            },
+            "summary": {
+              "assertions": {
+                "failed": 0,
+                "passed": 1,
+              },
+              "byClass": {
+                "fixed": 0,
+                "new-failure": 0,
+                "new-test-failed": 0,
+                "new-test-passed": 1,
+                "passed": 0,
+                "pre-existing-failure": 0,
+                "skipped": 0,
+              },
+              "cases": 1,
+              "failed": 0,
+              "passed": 1,
+              "skipped": 0,
+            },
+          },
+        },
+        "--tests (no match)": {
+          "code": 8,
+          "json": {
+            "error": {
+              "code": "TESTS_FAILED",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('test while another run holds the workdir (6, LOCKED)', async () => {
+    const lock = path.join(project, '.work', '.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
+    const out = await run('test', '--offline');
+    rmSync(lock);
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "code": 6,
+        "json": {
+          "error": {
+            "code": "LOCKED",
+            "details": {
+              "lock": "<project>/.work/.lock",
+              "pid": "<number>",
+            },
+            "hint": "<text>",
+            "message": "<text>",
+          },
+          "ok": false,
+        },
+      }
+    `);
+  });
+
+  it('test with no build tools on PATH (9, TOOL_MISSING)', async () => {
+    expect(await spawnJson(['test', '--offline'], { cwd: project, env: { ...env, PATH: gitOnlyPath() }, names: names() })).toMatchInlineSnapshot(`
+      {
+        "code": 9,
+        "json": {
+          "error": {
+            "code": "TOOL_MISSING",
+            "details": {
+              "checks": [
+                "cmake: fail, required, fix",
+                "compiler: fail, required, fix",
+                "ninja: warn, optional, fix",
+                "ccache: warn, optional, fix",
+                "disk: pass, required, fix",
+              ],
+            },
+            "hint": "<text>",
+            "message": "<text>",
+          },
+          "ok": false,
+        },
+      }
+    `);
+  });
+
+  it.skipIf(!cmakeFormat)(withReason('verify --offline --skip pr-text: every check passes (0, ready)', cmakeFormat, cmakeFormatReason), async () => {
+    expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "checks": [
+            "format-cpp: pass, required",
+            "format-cmake: pass, required",
+            "metal-typecheck: not-checked, optional, fix",
+            "docs: pass, required",
+            "linux-build: pass, required, fix",
+            "tests-fail-without-implementation: pass, required",
+          ],
+          "command": "verify",
+          "ok": true,
+          "ready": true,
+          "skipped": [
+            "pr-files",
+            "pr-placeholders",
+            "pr-ai-disclosure",
+          ],
+        },
+      }
+    `);
+  });
+
+  it('a failing new test: test exits 8 (new-test-failed)', async () => {
+    write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
+    expect((await run('apply')).code).toBe(0);
+    expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+      {
+        "code": 8,
+        "json": {
+          "baseline": {
+            "buildDir": "<project>/.work/baseline/build-release-<key>",
+            "cached": true,
+            "summary": {
+              "assertions": {
+                "failed": 1,
+                "passed": 1,
+              },
+              "byClass": {
+                "fixed": 0,
+                "new-failure": 0,
+                "new-test-failed": 0,
+                "new-test-passed": 0,
+                "passed": 1,
+                "pre-existing-failure": 1,
+                "skipped": 0,
+              },
+              "cases": 2,
+              "failed": 1,
+              "passed": 1,
+              "skipped": 0,
+            },
+            "used": true,
+          },
+          "buildDir": "<project>/.work/build-release-<key>",
+          "cases": [
+            {
+              "baseline": "passed",
+              "classification": "passed",
+              "failures": [],
+              "name": "test add",
+              "status": "passed",
+            },
+            {
+              "baseline": "failed",
+              "classification": "pre-existing-failure",
+              "failures": [
+                {
+                  "file": "../mlx/tests/lib_tests.cpp",
+                  "line": 9,
+                  "message": "<text>",
+                },
+              ],
+              "name": "test known failure",
+              "status": "failed",
+            },
+            {
+              "baseline": null,
+              "classification": "new-test-failed",
+              "failures": [
+                {
+                  "file": "../mlx/tests/new_tests.cpp",
+                  "line": 5,
+                  "message": "<text>",
+                },
+              ],
+              "name": "test mul",
+              "status": "failed",
+            },
+          ],
+          "command": "test",
+          "dependencies": [
+            {
+              "dep": "json",
+              "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+            },
+            {
+              "dep": "doctest",
+              "source": "system doctest-dev (/usr/include/doctest)",
+            },
+            {
+              "dep": "fmt",
+              "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+            },
+            {
+              "dep": "gguflib",
+              "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+            },
+          ],
+          "logs": {
+            "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+            "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+            "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+          },
+          "notes": [
+            "<text>",
+          ],
+          "ok": false,
+          "patched": {
+            "buildSeconds": "<number>",
+            "buildSteps": 2,
+            "complete": true,
+            "configured": false,
+            "crashes": [],
+          },
+          "summary": {
+            "assertions": {
+              "failed": 2,
+              "passed": 1,
+            },
+            "byClass": {
+              "fixed": 0,
+              "new-failure": 0,
+              "new-test-failed": 1,
+              "new-test-passed": 0,
+              "passed": 1,
+              "pre-existing-failure": 1,
+              "skipped": 0,
+            },
+            "cases": 3,
+            "failed": 2,
+            "passed": 1,
+            "skipped": 0,
+          },
+        },
+      }
+    `);
+  });
+
+  it.skipIf(!cmakeFormat)(withReason('a failing new test: verify is not ready (1, linux-build fails)', cmakeFormat, cmakeFormatReason), async () => {
+    expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
+      {
+        "code": 1,
+        "json": {
+          "checks": [
+            "format-cpp: pass, required",
+            "format-cmake: pass, required",
+            "metal-typecheck: not-checked, optional, fix",
+            "docs: pass, required",
+            "linux-build: fail, required, fix",
+            "tests-fail-without-implementation: pass, required",
+          ],
+          "command": "verify",
+          "ok": false,
+          "ready": false,
+          "skipped": [
+            "pr-files",
+            "pr-placeholders",
+            "pr-ai-disclosure",
+          ],
+        },
+      }
+    `);
+  });
+
+  it('a compile error: test exits 1 (BUILD_FAILED)', async () => {
+    write('templates/tests/new_tests.cpp', `${MUL_TEST}\nint broken( {\n`);
+    expect((await run('apply')).code).toBe(0);
+    expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+      {
+        "code": 1,
+        "json": {
+          "error": {
+            "code": "BUILD_FAILED",
+            "details": {
+              "errors": "<array>",
+              "log": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+            },
+            "hint": "<text>",
+            "message": "<text>",
+          },
+          "ok": false,
+        },
+      }
+    `);
+  });
+});
+
+describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted fixture', cmakeFormat, cmakeFormatReason), () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  // Only git on this PATH, in the cases that use it: sphinx-build, clang and cmake-format are missing.
+  let bare: { PATH: string };
+  const run = (args: string[], env: Record<string, string | undefined> = {}) =>
+    runJson(args, { cwd: project, env, names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha }, vary: ['diff', 'pid'] } });
+
+  beforeAll(async () => {
+    upstream = makeFormatUpstream();
+    project = makeFormatProject(upstream.sha);
+    bare = { PATH: gitOnlyPath() };
+    expect((await run(['apply', '--mlx-repo', upstream.dir])).code).toBe(0);
+  });
+
+  it('format finds files to fix (1, CHECK_FAILED); without cmake-format the CMake file is not-checked', async () => {
+    expect({ format: await run(['format']), 'no cmake-format': await run(['format'], bare) }).toMatchInlineSnapshot(`
+      {
+        "format": {
+          "code": 1,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "clangFormat": {
+              "pinned": "21.1.8",
+              "reason": null,
+              "version": "21.1.8",
+            },
+            "clean": false,
+            "cmakeFormat": {
+              "pinned": "0.6.13",
+              "reason": null,
+              "version": "0.6.13",
+            },
+            "code": "CHECK_FAILED",
+            "command": "format",
+            "files": [
+              {
+                "detail": null,
+                "diff": "<string>",
+                "origin": "templates/{{header_path}}",
+                "path": "mlx/backend/metal/storage_view.h",
+                "status": "differs",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<string>",
+                "origin": "templates/mlx/backend/metal/storage_view.cpp",
+                "path": "mlx/backend/metal/storage_view.cpp",
+                "status": "differs",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<string>",
+                "origin": "patches/0001-metal-header.patch",
+                "path": "mlx/backend/metal/metal.h",
+                "status": "differs",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<string>",
+                "origin": "patches/0002-metal-cmake.patch",
+                "path": "mlx/backend/metal/CMakeLists.txt",
+                "status": "differs",
+                "tool": "cmake-format",
+              },
+            ],
+            "fixed": [],
+            "ok": false,
+            "problems": [],
+          },
+        },
+        "no cmake-format": {
+          "code": 1,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "clangFormat": {
+              "pinned": "21.1.8",
+              "reason": null,
+              "version": "21.1.8",
+            },
+            "clean": false,
+            "cmakeFormat": {
+              "pinned": "0.6.13",
+              "reason": "<text>",
+              "version": null,
+            },
+            "code": "CHECK_FAILED",
+            "command": "format",
+            "files": [
+              {
+                "detail": null,
+                "diff": "<string>",
+                "origin": "templates/{{header_path}}",
+                "path": "mlx/backend/metal/storage_view.h",
+                "status": "differs",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<string>",
+                "origin": "templates/mlx/backend/metal/storage_view.cpp",
+                "path": "mlx/backend/metal/storage_view.cpp",
+                "status": "differs",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<string>",
+                "origin": "patches/0001-metal-header.patch",
+                "path": "mlx/backend/metal/metal.h",
+                "status": "differs",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<null>",
+                "origin": "patches/0002-metal-cmake.patch",
+                "path": "mlx/backend/metal/CMakeLists.txt",
+                "status": "not-checked",
+                "tool": "cmake-format",
+              },
+            ],
+            "fixed": [],
+            "ok": false,
+            "problems": [],
+          },
+        },
+      }
+    `);
+  });
+
+  it('verify reports every check and is not ready (1); --require-metal makes the Metal type-check required', async () => {
+    expect({ verify: await run(['verify'], bare), '--require-metal': await run(['verify', '--require-metal'], bare) }).toMatchInlineSnapshot(`
+      {
+        "--require-metal": {
+          "code": 1,
+          "json": {
+            "checks": [
+              "format-cpp: fail, required, fix",
+              "format-cmake: not-checked, required, fix",
+              "metal-typecheck: not-checked, required, fix",
+              "docs: pass, required",
+              "pr-files: fail, required, fix",
+              "pr-placeholders: pass, required",
+              "pr-ai-disclosure: fail, required, fix",
+              "linux-build: fail, required, fix",
+              "tests-fail-without-implementation: not-checked, required",
+            ],
+            "command": "verify",
+            "ok": false,
+            "ready": false,
+            "skipped": [],
+          },
+        },
+        "verify": {
+          "code": 1,
+          "json": {
+            "checks": [
+              "format-cpp: fail, required, fix",
+              "format-cmake: not-checked, required, fix",
+              "metal-typecheck: not-checked, optional, fix",
+              "docs: pass, required",
+              "pr-files: fail, required, fix",
+              "pr-placeholders: pass, required",
+              "pr-ai-disclosure: fail, required, fix",
+              "linux-build: fail, required, fix",
+              "tests-fail-without-implementation: not-checked, required",
+            ],
+            "command": "verify",
+            "ok": false,
+            "ready": false,
+            "skipped": [],
+          },
+        },
+      }
+    `);
+  });
+
+  it('format --fix writes the fixes (0); then format is clean (0), and still exits 0 when cmake-format is missing', async () => {
+    const out = { '--fix': await run(['format', '--fix']), again: await run(['format']), 'no cmake-format': await run(['format'], bare) };
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "--fix": {
+          "code": 0,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "clangFormat": {
+              "pinned": "21.1.8",
+              "reason": null,
+              "version": "21.1.8",
+            },
+            "clean": true,
+            "cmakeFormat": {
+              "pinned": "0.6.13",
+              "reason": null,
+              "version": "0.6.13",
+            },
+            "command": "format",
+            "files": [
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "templates/{{header_path}}",
+                "path": "mlx/backend/metal/storage_view.h",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "templates/mlx/backend/metal/storage_view.cpp",
+                "path": "mlx/backend/metal/storage_view.cpp",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<null>",
+                "origin": "patches/0001-metal-header.patch",
+                "path": "mlx/backend/metal/metal.h",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "patches/0002-metal-cmake.patch",
+                "path": "mlx/backend/metal/CMakeLists.txt",
+                "status": "clean",
+                "tool": "cmake-format",
+              },
+            ],
+            "fixed": [
+              "templates/{{header_path}}",
+              "templates/mlx/backend/metal/storage_view.cpp",
+              "patches/0001-metal-header.patch",
+              "patches/0002-metal-cmake.patch",
+            ],
+            "ok": true,
+            "problems": [],
+          },
+        },
+        "again": {
+          "code": 0,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "clangFormat": {
+              "pinned": "21.1.8",
+              "reason": null,
+              "version": "21.1.8",
+            },
+            "clean": true,
+            "cmakeFormat": {
+              "pinned": "0.6.13",
+              "reason": null,
+              "version": "0.6.13",
+            },
+            "command": "format",
+            "files": [
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "templates/{{header_path}}",
+                "path": "mlx/backend/metal/storage_view.h",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "templates/mlx/backend/metal/storage_view.cpp",
+                "path": "mlx/backend/metal/storage_view.cpp",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<null>",
+                "origin": "patches/0001-metal-header.patch",
+                "path": "mlx/backend/metal/metal.h",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "patches/0002-metal-cmake.patch",
+                "path": "mlx/backend/metal/CMakeLists.txt",
+                "status": "clean",
+                "tool": "cmake-format",
+              },
+            ],
+            "fixed": [],
+            "ok": true,
+            "problems": [],
+          },
+        },
+        "no cmake-format": {
+          "code": 0,
+          "json": {
+            "checkout": "<project>/.work/mlx",
+            "clangFormat": {
+              "pinned": "21.1.8",
+              "reason": null,
+              "version": "21.1.8",
+            },
+            "clean": true,
+            "cmakeFormat": {
+              "pinned": "0.6.13",
+              "reason": "<text>",
+              "version": null,
+            },
+            "command": "format",
+            "files": [
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "templates/{{header_path}}",
+                "path": "mlx/backend/metal/storage_view.h",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": null,
+                "diff": "<null>",
+                "origin": "templates/mlx/backend/metal/storage_view.cpp",
+                "path": "mlx/backend/metal/storage_view.cpp",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<null>",
+                "origin": "patches/0001-metal-header.patch",
+                "path": "mlx/backend/metal/metal.h",
+                "status": "clean",
+                "tool": "clang-format",
+              },
+              {
+                "detail": "<text>",
+                "diff": "<null>",
+                "origin": "patches/0002-metal-cmake.patch",
+                "path": "mlx/backend/metal/CMakeLists.txt",
+                "status": "not-checked",
+                "tool": "cmake-format",
+              },
+            ],
+            "fixed": [],
+            "ok": true,
+            "problems": [],
+          },
+        },
+      }
+    `);
+  });
+
+  it('verify --skip leaves checks out and is ready when the rest pass (0)', async () => {
+    expect(await run(['verify', '--skip', 'build', 'pr-text', 'docs', 'format-cmake'], bare)).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "checks": [
+            "format-cpp: pass, required",
+            "metal-typecheck: not-checked, optional, fix",
+          ],
+          "command": "verify",
+          "ok": true,
+          "ready": true,
+          "skipped": [
+            "format-cmake",
+            "docs",
+            "pr-files",
+            "pr-placeholders",
+            "pr-ai-disclosure",
+            "linux-build",
+            "tests-fail-without-implementation",
+          ],
+        },
+      }
+    `);
+  });
+
+  it('format --fix while another run holds the workdir (6, LOCKED)', async () => {
+    const header = path.join(project, 'templates', '{{header_path}}');
+    writeFileSync(header, readFileSync(header, 'utf8').replace('class', 'class   '));
+    const lock = path.join(project, '.work', '.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
+    const out = await run(['format', '--fix']);
+    rmSync(lock);
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "code": 6,
+        "json": {
+          "error": {
+            "code": "LOCKED",
+            "details": {
+              "lock": "<project>/.work/.lock",
+              "pid": "<number>",
+            },
+            "hint": "<text>",
+            "message": "<text>",
+          },
+          "ok": false,
+        },
+      }
+    `);
+  });
+});
+
+/** metal-cpp as far as the fixture TUs use it: enough for them to type-check, nothing more. */
+const METAL_HPP = `#pragma once
+namespace NS {
+using UInteger = unsigned long;
+class String {
+ public:
+  UInteger length() const;
+};
+template <class T>
+class SharedPtr {
+ public:
+  T* operator->() const;
+};
+template <class T>
+SharedPtr<T> TransferPtr(T* object);
+} // namespace NS
+namespace MTL {
+enum : NS::UInteger { ResourceStorageModeShared = 0, ResourceHazardTrackingModeUntracked = 1 << 8 };
+class Buffer {
+ public:
+  void* contents();
+  NS::UInteger length() const;
+};
+class Device {
+ public:
+  NS::String* name() const;
+  Buffer* newBuffer(NS::UInteger length, NS::UInteger options);
+};
+} // namespace MTL
+`;
+
+describe('check-metal without clang >= 19', () => {
+  it('exits 9 with TOOL_MISSING and the toolchain checks', async () => {
+    const upstream = makeMetalUpstream('http://127.0.0.1:9/metal-cpp_26.zip');
+    const project = makeMetalProject(upstream.sha);
+    const names = { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } };
+    const out = await runTable({ 'check-metal': ['check-metal'], '--self-test': ['check-metal', '--self-test'] }, (args) =>
+      runJson(args, { cwd: project, env: { PATH: gitOnlyPath() }, names }),
+    );
+    expect(byOutcome(out)).toMatchInlineSnapshot(`
+      {
+        "check-metal, --self-test": {
+          "code": 9,
+          "json": {
+            "error": {
+              "code": "TOOL_MISSING",
+              "details": {
+                "checks": [
+                  "metal-clang: fail, required, fix",
+                  "metal-libcxx: fail, required, fix",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+});
+
+describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 and libc++', [lane.reason]), () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  let metalCpp: string;
+  const names = (): Names => ({
+    paths: { project, upstream: upstream.dir, metalCpp, repo: REPO_ROOT },
+    literals: { clang: lane.toolchain?.command ?? 'clang++' },
+    shas: { pinned: upstream.sha },
+    vary: ['seconds', 'errors', 'errorCount', 'clang.version', 'clang.major', 'clang.libcxx', 'pid'],
+  });
+  const run = (...args: string[]) => runJson(args, { cwd: project, names: names() });
+
+  beforeAll(() => {
+    upstream = makeMetalUpstream('http://127.0.0.1:9/metal-cpp_26.zip');
+    project = makeMetalProject(upstream.sha);
+    metalCpp = tempDir('msp-metal-cpp-');
+    mkdirSync(path.join(metalCpp, 'Metal'));
+    writeFileSync(path.join(metalCpp, 'Metal', 'Metal.hpp'), METAL_HPP);
+  });
+
+  it('before apply (1, NOT_APPLIED)', async () => {
+    expect(await run('check-metal', '--metal-cpp', metalCpp)).toMatchInlineSnapshot(`
+      {
+        "code": 1,
+        "json": {
+          "error": {
+            "code": "NOT_APPLIED",
+            "details": null,
+            "hint": "<text>",
+            "message": "<text>",
+          },
+          "ok": false,
+        },
+      }
+    `);
+  });
+
+  it('metal-cpp that cannot be downloaded, or a folder that is not metal-cpp (9, TOOL_MISSING)', async () => {
+    expect((await run('apply', '--mlx-repo', upstream.dir)).code).toBe(0);
+    expect({ download: await run('check-metal'), '--metal-cpp': await run('check-metal', '--metal-cpp', FIXTURES) }).toMatchInlineSnapshot(`
+      {
+        "--metal-cpp": {
+          "code": 9,
+          "json": {
+            "error": {
+              "code": "TOOL_MISSING",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "download": {
+          "code": 9,
+          "json": {
+            "error": {
+              "code": "TOOL_MISSING",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('the PR TUs type-check against a stand-in metal-cpp (0)', async () => {
+    expect(await run('check-metal', '--metal-cpp', metalCpp, '--jobs', '2')).toMatchInlineSnapshot(`
+      {
+        "code": 0,
+        "json": {
+          "blindSpots": [
+            "<text>",
+            "<text>",
+            "<text>",
+          ],
+          "clang": {
+            "apple": false,
+            "command": "<clang>",
+            "libcxx": "<string>",
+            "major": "<number>",
+            "version": "<string>",
+          },
+          "command": "check-metal",
+          "compileCommand": "<clang> -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks -DMLX_STATIC -DFMT_HEADER_ONLY '-DMETAL_PATH="/usr/local/lib/mlx.metallib"' -I <project>/.work/mlx -I <metalCpp> -isystem <repo>/shims/include <file.cpp>",
+          "failed": 0,
+          "hint": null,
+          "logDir": "<project>/.work/check-metal/logs",
+          "metalCpp": "<metalCpp>",
+          "mlx": null,
+          "mode": "pr",
+          "ok": true,
+          "outcomes": [
+            {
+              "errorCount": "<number>",
+              "errors": "<array>",
+              "exitCode": 0,
+              "expect": "pass",
+              "good": true,
+              "label": "mlx/backend/metal/probe.cpp",
+              "seconds": "<number>",
+            },
+            {
+              "errorCount": "<number>",
+              "errors": "<array>",
+              "exitCode": 0,
+              "expect": "pass",
+              "good": true,
+              "label": "tests/metal_probe_tests.cpp",
+              "seconds": "<number>",
+            },
+          ],
+          "passed": 2,
+        },
+      }
+    `);
+  });
+
+  it('a PR TU that does not type-check (1, CHECK_FAILED)', async () => {
+    const template = path.join(project, 'templates', '{{metal_test_file}}');
+    const original = readFileSync(template, 'utf8');
+    const broken = original.replace('name->length()', 'name->size()');
+    expect(broken).not.toBe(original);
+    writeFileSync(template, broken);
+    expect((await run('apply')).code).toBe(0);
+    expect(await run('check-metal', '--metal-cpp', metalCpp, '--jobs', '2')).toMatchInlineSnapshot(`
+      {
+        "code": 1,
+        "json": {
+          "blindSpots": [
+            "<text>",
+            "<text>",
+            "<text>",
+          ],
+          "clang": {
+            "apple": false,
+            "command": "<clang>",
+            "libcxx": "<string>",
+            "major": "<number>",
+            "version": "<string>",
+          },
+          "code": "CHECK_FAILED",
+          "command": "check-metal",
+          "compileCommand": "<clang> -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks -DMLX_STATIC -DFMT_HEADER_ONLY '-DMETAL_PATH="/usr/local/lib/mlx.metallib"' -I <project>/.work/mlx -I <metalCpp> -isystem <repo>/shims/include <file.cpp>",
+          "failed": 1,
+          "hint": null,
+          "logDir": "<project>/.work/check-metal/logs",
+          "metalCpp": "<metalCpp>",
+          "mlx": null,
+          "mode": "pr",
+          "ok": false,
+          "outcomes": [
+            {
+              "errorCount": "<number>",
+              "errors": "<array>",
+              "exitCode": 0,
+              "expect": "pass",
+              "good": true,
+              "label": "mlx/backend/metal/probe.cpp",
+              "seconds": "<number>",
+            },
+            {
+              "errorCount": "<number>",
+              "errors": "<array>",
+              "exitCode": 1,
+              "expect": "pass",
+              "good": false,
+              "label": "tests/metal_probe_tests.cpp",
+              "seconds": "<number>",
+            },
+          ],
+          "passed": 1,
+        },
+      }
+    `);
+    writeFileSync(template, original);
+    expect((await run('apply')).code).toBe(0);
+  });
+
+  it('--self-test fails on the fixture, which is not MLX and has only a stand-in metal-cpp (1, CHECK_FAILED); while locked (6, LOCKED)', async () => {
+    const selfTest = await run('check-metal', '--self-test', '--metal-cpp', metalCpp, '--jobs', '2');
+    const lock = path.join(project, '.work', '.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
+    const locked = await run('check-metal', '--self-test', '--metal-cpp', metalCpp);
+    rmSync(lock);
+    expect({ '--self-test': selfTest, locked }).toMatchInlineSnapshot(`
+      {
+        "--self-test": {
+          "code": 1,
+          "json": {
+            "blindSpots": [
+              "<text>",
+              "<text>",
+              "<text>",
+            ],
+            "clang": {
+              "apple": false,
+              "command": "<clang>",
+              "libcxx": "<string>",
+              "major": "<number>",
+              "version": "<string>",
+            },
+            "code": "CHECK_FAILED",
+            "command": "check-metal",
+            "compileCommand": "<clang> -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks -DMLX_STATIC -DFMT_HEADER_ONLY '-DMETAL_PATH="/usr/local/lib/mlx.metallib"' -I <project>/.work/check-metal/pinned-<pinned:12> -I <metalCpp> -isystem <repo>/shims/include <file.cpp>",
+            "failed": 3,
+            "hint": "<text>",
+            "logDir": "<project>/.work/check-metal/self-test-logs",
+            "metalCpp": "<metalCpp>",
+            "mlx": {
+              "ok": 0,
+              "total": 1,
+            },
+            "mode": "self-test",
+            "ok": false,
+            "outcomes": [
+              {
+                "errorCount": "<number>",
+                "errors": "<array>",
+                "exitCode": 1,
+                "expect": "pass",
+                "good": false,
+                "label": "mlx/backend/metal/no_metal.cpp",
+                "seconds": "<number>",
+              },
+              {
+                "errorCount": "<number>",
+                "errors": "<array>",
+                "exitCode": 1,
+                "expect": "pass",
+                "good": false,
+                "label": "shims/selftest/apis_ok.cpp",
+                "seconds": "<number>",
+              },
+              {
+                "errorCount": "<number>",
+                "errors": "<array>",
+                "exitCode": 1,
+                "expect": "fail",
+                "good": true,
+                "label": "shims/selftest/broken.cpp",
+                "seconds": "<number>",
+              },
+              {
+                "errorCount": "<number>",
+                "errors": "<array>",
+                "exitCode": 1,
+                "expect": "verify",
+                "good": false,
+                "label": "shims/selftest/broken.cpp [-verify]",
+                "seconds": "<number>",
+              },
+            ],
+            "passed": 1,
+          },
+        },
+        "locked": {
+          "code": 6,
+          "json": {
+            "error": {
+              "code": "LOCKED",
+              "details": {
+                "lock": "<project>/.work/.lock",
+                "pid": "<number>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+});
+
+describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), () => {
+  let project: string;
+  let deps: string;
+
+  beforeAll(() => {
+    project = makeProject(makeUpstream().sha);
+    deps = tempDir('msp-deps-');
+    for (const dep of ['json', 'doctest', 'fmt', 'gguflib']) mkdirSync(path.join(deps, dep));
+  });
+
+  it('with no tools on PATH: every required tool fails (9); --deps-dir provides the offline dependencies', async () => {
+    const out = await spawnJson(['doctor', '--deps-dir', deps], { cwd: project, env: { PATH: gitOnlyPath() }, names: { paths: { project, deps } } });
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "code": 9,
+        "json": {
+          "checks": [
+            "cmake: fail, required, fix",
+            "compiler: fail, required, fix",
+            "ninja: warn, optional, fix",
+            "ccache: warn, optional, fix",
+            "disk: pass, required, fix",
+            "blas: fail, required, fix",
+            "offline-json: pass, required",
+            "offline-doctest: pass, required",
+            "offline-fmt: pass, required",
+            "offline-gguflib: pass, required",
+            "metal-clang: fail, optional, fix",
+            "metal-libcxx: fail, optional, fix",
+          ],
+          "command": "doctor",
+          "ok": false,
+        },
+      }
+    `);
+  });
+});
+
+describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool', machineReady, machineReason), () => {
+  it('every check passes (0), --offline with the system packages too', async () => {
+    const project = makeProject(makeUpstream().sha);
+    const out = await runTable({ doctor: ['doctor'], '--offline': ['doctor', '--offline'] }, (args) =>
+      runJson(args, { cwd: project, env: { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-') }, names: { paths: { project } } }),
+    );
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "--offline": {
+          "code": 0,
+          "json": {
+            "checks": [
+              "cmake: pass, required, fix",
+              "compiler: pass, required, fix",
+              "ninja: pass, optional",
+              "ccache: pass, optional",
+              "disk: pass, required, fix",
+              "blas: pass, required, fix",
+              "offline-json: pass, required",
+              "offline-doctest: pass, required",
+              "offline-fmt: pass, required",
+              "offline-gguflib: pass, required",
+              "metal-clang: pass, optional",
+              "metal-libcxx: pass, optional",
+            ],
+            "command": "doctor",
+            "ok": true,
+          },
+        },
+        "doctor": {
+          "code": 0,
+          "json": {
+            "checks": [
+              "cmake: pass, required, fix",
+              "compiler: pass, required, fix",
+              "ninja: pass, optional",
+              "ccache: pass, optional",
+              "disk: pass, required, fix",
+              "blas: pass, required, fix",
+              "metal-clang: pass, optional",
+              "metal-libcxx: pass, optional",
+            ],
+            "command": "doctor",
+            "ok": true,
+          },
+        },
+      }
+    `);
+  });
+});

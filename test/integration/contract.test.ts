@@ -170,7 +170,11 @@ describe('every command', () => {
           "json": {
             "error": {
               "code": "CONFIG_INVALID",
-              "details": null,
+              "details": {
+                "column": 15,
+                "file": "<project>/mlx-storage-pr.config.json",
+                "line": 1,
+              },
               "hint": "<text>",
               "message": "<text>",
             },
@@ -213,6 +217,7 @@ describe('every command', () => {
               "code": "TEMPLATE_VARIABLE",
               "details": {
                 "file": "templates/mlx/backend/metal/storage_view.cpp",
+                "line": 1,
                 "variable": "header_file",
               },
               "hint": "<text>",
@@ -596,6 +601,9 @@ describe('apply, status and reset through a checkout\'s life', () => {
           ],
           "pinned": "<pinned>",
           "saved": {
+            "files": [
+              "mlx/backend/metal/storage_view.cpp",
+            ],
             "refs": [
               "refs/mlx-storage-pr/backup/<time>-stash",
             ],
@@ -603,6 +611,7 @@ describe('apply, status and reset through a checkout\'s life', () => {
               "git -C <project>/.work/mlx stash apply <sha2>",
             ],
             "stash": "<sha2>",
+            "untracked": [],
           },
           "status": "applied",
         },
@@ -682,6 +691,7 @@ describe('apply, status and reset through a checkout\'s life', () => {
           ],
           "pinned": "<pinned>",
           "saved": {
+            "files": [],
             "headBackup": "<sha2>",
             "refs": [
               "refs/mlx-storage-pr/backup/<time>-head",
@@ -689,6 +699,7 @@ describe('apply, status and reset through a checkout\'s life', () => {
             "restore": [
               "git -C <project>/.work/mlx checkout -b my-work <sha2>",
             ],
+            "untracked": [],
           },
           "status": "applied",
         },
@@ -718,6 +729,9 @@ describe('apply, status and reset through a checkout\'s life', () => {
             "ok": true,
             "pinned": "<pinned>",
             "saved": {
+              "files": [
+                "mlx/backend/metal/storage_view.h",
+              ],
               "refs": [
                 "refs/mlx-storage-pr/backup/<time>-stash",
               ],
@@ -725,6 +739,7 @@ describe('apply, status and reset through a checkout\'s life', () => {
                 "git -C <project>/.work/mlx stash apply <sha1>",
               ],
               "stash": "<sha1>",
+              "untracked": [],
             },
             "status": "reset",
           },
@@ -1140,15 +1155,23 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
     expect((await run('apply')).code).toBe(0);
   });
 
-  it('test without --offline: the dependency download fails (1, CONFIGURE_FAILED)', async () => {
+  it('test without --offline: the download hosts cannot be reached (1, DOWNLOADS_UNREACHABLE, before CMake runs)', async () => {
     expect(await run('test')).toMatchInlineSnapshot(`
       {
         "code": 1,
         "json": {
           "error": {
-            "code": "CONFIGURE_FAILED",
+            "code": "DOWNLOADS_UNREACHABLE",
             "details": {
-              "log": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+              "buildDir": "<project>/.work/build-release-<key>",
+              "hosts": [
+                {
+                  "file": "tests/CMakeLists.txt",
+                  "reason": "ECONNREFUSED",
+                  "target": "127.0.0.1:9",
+                  "url": "http://127.0.0.1:9/doctest.git",
+                },
+              ],
             },
             "hint": "<text>",
             "message": "<text>",
@@ -1205,6 +1228,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
                   "file": "../mlx/tests/lib_tests.cpp",
                   "line": 9,
                   "message": "<text>",
+                  "origin": null,
                 },
               ],
               "name": "test known failure",
@@ -1237,6 +1261,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
               "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
             },
           ],
+          "localEdits": [],
           "logs": {
             "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
             "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
@@ -1277,7 +1302,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
     `);
   });
 
-  it('test --tests runs a subset (0); a filter that matches nothing exits 8 (TESTS_FAILED); --no-baseline counts the known failure as new (8)', async () => {
+  it('test --tests runs a subset (0); a filter that matches nothing is a usage error (2, USAGE, close names); --no-baseline counts the known failure as new (8)', async () => {
     const out = {
       '--tests': await run('test', '--offline', '--tests', '*mul*'),
       '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
@@ -1311,6 +1336,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
                     "file": "../mlx/tests/lib_tests.cpp",
                     "line": 9,
                     "message": "<text>",
+                    "origin": null,
                   },
                 ],
                 "name": "test known failure",
@@ -1343,6 +1369,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
                 "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
               },
             ],
+            "localEdits": [],
             "logs": {
               "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
               "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
@@ -1436,6 +1463,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
                 "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
               },
             ],
+            "localEdits": [],
             "logs": {
               "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
               "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
@@ -1474,11 +1502,16 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
           },
         },
         "--tests (no match)": {
-          "code": 8,
+          "code": 2,
           "json": {
             "error": {
-              "code": "TESTS_FAILED",
-              "details": null,
+              "code": "USAGE",
+              "details": {
+                "close": [
+                  "test known failure",
+                ],
+                "filter": "no such case*",
+              },
               "hint": "<text>",
               "message": "<text>",
             },
@@ -1612,6 +1645,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
                   "file": "../mlx/tests/lib_tests.cpp",
                   "line": 9,
                   "message": "<text>",
+                  "origin": null,
                 },
               ],
               "name": "test known failure",
@@ -1625,6 +1659,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
                   "file": "../mlx/tests/new_tests.cpp",
                   "line": 5,
                   "message": "<text>",
+                  "origin": "templates/tests/new_tests.cpp:5",
                 },
               ],
               "name": "test mul",
@@ -1650,6 +1685,7 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
               "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
             },
           ],
+          "localEdits": [],
           "logs": {
             "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
             "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
@@ -2200,7 +2236,7 @@ describe('check-metal without clang >= 19', () => {
               "details": {
                 "checks": [
                   "metal-clang: fail, required, fix",
-                  "metal-libcxx: fail, required, fix",
+                  "metal-libcxx: not-checked, required, fix",
                 ],
               },
               "hint": "<text>",
@@ -2509,22 +2545,87 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
       {
         "code": 9,
         "json": {
+          "asked": [
+            "apply",
+            "test",
+            "format",
+            "check-metal",
+            "verify",
+          ],
           "checks": [
+            "git: pass, required",
             "cmake: fail, required, fix",
             "compiler: fail, required, fix",
+            "blas: pass, required, fix",
+            "disk: pass, required, fix",
             "ninja: warn, optional, fix",
             "ccache: warn, optional, fix",
-            "disk: pass, required, fix",
-            "blas: fail, required, fix",
             "offline-json: pass, required",
             "offline-doctest: pass, required",
             "offline-fmt: pass, required",
             "offline-gguflib: pass, required",
-            "metal-clang: fail, optional, fix",
-            "metal-libcxx: fail, optional, fix",
+            "clang-format: pass, required",
+            "cmake-format: fail, required, fix",
+            "sphinx: fail, required, fix",
+            "metal-clang: fail, required, fix",
+            "metal-libcxx: not-checked, required, fix",
           ],
           "command": "doctor",
+          "commands": [
+            {
+              "command": "apply",
+              "missing": [],
+              "optionalMissing": [],
+              "ready": true,
+            },
+            {
+              "command": "test",
+              "missing": [
+                "cmake",
+                "compiler",
+              ],
+              "optionalMissing": [
+                "ninja",
+                "ccache",
+              ],
+              "ready": false,
+            },
+            {
+              "command": "format",
+              "missing": [],
+              "optionalMissing": [
+                "cmake-format",
+              ],
+              "ready": true,
+            },
+            {
+              "command": "check-metal",
+              "missing": [
+                "metal-clang",
+                "metal-libcxx",
+              ],
+              "optionalMissing": [],
+              "ready": false,
+            },
+            {
+              "command": "verify",
+              "missing": [
+                "cmake",
+                "compiler",
+                "cmake-format",
+                "sphinx",
+              ],
+              "optionalMissing": [
+                "ninja",
+                "ccache",
+                "metal-clang",
+                "metal-libcxx",
+              ],
+              "ready": false,
+            },
+          ],
           "ok": false,
+          "ready": false,
         },
       }
     `);
@@ -2542,39 +2643,131 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
         "--offline": {
           "code": 0,
           "json": {
+            "asked": [
+              "apply",
+              "test",
+              "format",
+              "check-metal",
+              "verify",
+            ],
             "checks": [
+              "git: pass, required",
               "cmake: pass, required, fix",
               "compiler: pass, required, fix",
+              "blas: pass, required, fix",
+              "disk: pass, required, fix",
               "ninja: pass, optional",
               "ccache: pass, optional",
-              "disk: pass, required, fix",
-              "blas: pass, required, fix",
               "offline-json: pass, required",
               "offline-doctest: pass, required",
               "offline-fmt: pass, required",
               "offline-gguflib: pass, required",
-              "metal-clang: pass, optional",
-              "metal-libcxx: pass, optional",
+              "clang-format: pass, required",
+              "cmake-format: pass, required",
+              "sphinx: pass, required",
+              "metal-clang: pass, required",
+              "metal-libcxx: pass, required",
             ],
             "command": "doctor",
+            "commands": [
+              {
+                "command": "apply",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "test",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "format",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "check-metal",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "verify",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+            ],
             "ok": true,
+            "ready": true,
           },
         },
         "doctor": {
           "code": 0,
           "json": {
+            "asked": [
+              "apply",
+              "test",
+              "format",
+              "check-metal",
+              "verify",
+            ],
             "checks": [
+              "git: pass, required",
               "cmake: pass, required, fix",
               "compiler: pass, required, fix",
+              "blas: pass, required, fix",
+              "disk: pass, required, fix",
               "ninja: pass, optional",
               "ccache: pass, optional",
-              "disk: pass, required, fix",
-              "blas: pass, required, fix",
-              "metal-clang: pass, optional",
-              "metal-libcxx: pass, optional",
+              "offline-json: pass, optional",
+              "offline-doctest: pass, optional",
+              "offline-fmt: pass, optional",
+              "offline-gguflib: pass, optional",
+              "clang-format: pass, required",
+              "cmake-format: pass, required",
+              "sphinx: pass, required",
+              "metal-clang: pass, required",
+              "metal-libcxx: pass, required",
             ],
             "command": "doctor",
+            "commands": [
+              {
+                "command": "apply",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "test",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "format",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "check-metal",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+              {
+                "command": "verify",
+                "missing": [],
+                "optionalMissing": [],
+                "ready": true,
+              },
+            ],
             "ok": true,
+            "ready": true,
           },
         },
       }

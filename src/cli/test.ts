@@ -1,3 +1,4 @@
+import { withUpstreamCi } from '../core/upstream-ci.js';
 import type { CommandSpec } from './spec.js';
 
 export const testSpec: CommandSpec = {
@@ -7,11 +8,17 @@ export const testSpec: CommandSpec = {
     y
       .option('tests', { type: 'string', describe: 'doctest filter: run only matching test cases (e.g. "*metal storage*")' })
       .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
+      .option('upstream-ci', {
+        type: 'boolean',
+        default: false,
+        describe: "Build as MLX's Linux CI does, the baseline too: Debug, shared libraries, warnings as errors",
+      })
       .option('offline', { type: 'boolean', default: false, describe: 'Build without network: dependencies from --deps-dir or system packages' })
       .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies (json, doctest, fmt, gguflib, metal_cpp); implies --offline' })
       .option('baseline', { type: 'boolean', default: true, describe: 'Compare with the unpatched pinned tree (the default; --no-baseline: every failure counts)' })
       .example('$0 test --offline', 'build and run the whole suite from system packages')
       .example('$0 test --tests "*storage*"', 'the quick loop on the new cases')
+      .example('$0 test --offline --upstream-ci', "MLX's Linux CI leg: -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, Debug")
       .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
   load: async () => {
     const { test } = await import('../commands/test.js');
@@ -19,11 +26,13 @@ export const testSpec: CommandSpec = {
       test({
         ...o,
         tests: o['tests'] as string | undefined,
-        debug: o['debug'] === true,
         offline: o['offline'] === true,
         depsDir: o['depsDir'] as string | undefined,
         baseline: o['baseline'] !== false,
-        cmakeArgs: ((o['--'] as unknown[] | undefined) ?? []).map(String),
+        ...withUpstreamCi(
+          { debug: o['debug'] === true, cmakeArgs: ((o['--'] as unknown[] | undefined) ?? []).map(String) },
+          o['upstreamCi'] === true,
+        ),
       });
   },
 };

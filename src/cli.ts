@@ -5,9 +5,10 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/package-root.js';
-import { ExitCode, isUserError, permissionErrorFrom } from './core/errors.js';
+import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
 import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
+import { ProcessError } from './adapters/process-error.js';
 import { commands } from './cli/index.js';
 import type { Handler } from './cli/spec.js';
 import type { GlobalOptions } from './commands/context.js';
@@ -140,7 +141,7 @@ async function execute(name: string, load: () => Promise<Handler>, args: Record<
     // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.
     // File-system permission errors from anywhere get the same report as other expected failures.
     const finished = caught instanceof InterruptedError && caught.finished;
-    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? caught);
+    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? (caught instanceof ProcessError ? processFailed(caught) : caught));
     if (isUserError(error)) {
       if (json) {
         const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };

@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 
 import type { Logger } from './log.js';
+import { ProcessError } from './process-error.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -36,24 +37,12 @@ export async function libcxxVersionText(command: string, env: Env): Promise<{ va
   return { value: last.trim(), error: null };
 }
 
-/** Whether `#include <header>` resolves with these flags. */
-export async function hasHeader(command: string, flags: readonly string[], header: string, env: Env): Promise<boolean> {
-  const result = await execa(command, [...flags.filter((f) => f !== '-fsyntax-only'), '-fsyntax-only', '-x', 'c++', '-'], {
-    input: `#if !__has_include(<${header}>)\n#error missing\n#endif\n`,
-    reject: false,
-    env: { ...env },
-    extendEnv: false,
-    timeout: 60_000,
-  });
-  return result.exitCode === 0;
-}
-
 /** Runs one compile; never throws for a compiler error, only for a compiler that cannot start. */
 export async function compile(command: string, args: readonly string[], options: { cwd: string; env: Env; log: Logger }): Promise<CompileResult> {
   options.log.debug(`Running \`${command} ${args.join(' ')}\` in ${options.cwd}`);
   const start = performance.now();
   const result = await execa(command, [...args], { cwd: options.cwd, reject: false, all: true, env: { ...options.env }, extendEnv: false });
   const seconds = (performance.now() - start) / 1000;
-  if (result.exitCode === undefined) throw new Error(`${command} did not start: ${result.message}`);
+  if (result.exitCode === undefined) throw new ProcessError([command, ...args], { exitCode: null, signal: result.signal ?? null, stderr: result.message ?? '' });
   return { exitCode: result.exitCode, output: String(result.all ?? ''), seconds };
 }

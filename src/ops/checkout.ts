@@ -3,8 +3,9 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
-import { GitCommandError, Git, lastLines } from '../adapters/git.js';
+import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
+import { lastLines, ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import type { Source } from '../core/source.js';
 import { classifyHead, type HeadState } from './state.js';
@@ -88,12 +89,12 @@ async function fetchPinned(git: Git, source: Source, commit: string, log: Logger
   try {
     await git.fetchCommit(source.location, commit, { depth: 1, local: source.kind === 'path' });
   } catch (error) {
-    if (!(error instanceof GitCommandError)) throw error;
+    if (!(error instanceof ProcessError)) throw error;
     log.debug(`git fetch said:\n${lastLines(error.stderr, 5)}`);
     const remote = await git.lsRemote(source.location).then(
       () => null,
       (lsError: unknown) => {
-        if (lsError instanceof GitCommandError) return lsError;
+        if (lsError instanceof ProcessError) return lsError;
         throw lsError;
       },
     );

@@ -1,0 +1,61 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { Git } from '../../src/adapters/git.js';
+import { createLogger } from '../../src/adapters/log.js';
+import { ProcessError } from '../../src/adapters/process-error.js';
+import { git, tempDir } from '../support/repos.js';
+
+const log = createLogger({ stream: process.stderr });
+const open = (dir: string) => new Git(dir, log, process.env);
+
+function repoWithCommit(): { dir: string; sha: string } {
+  const dir = tempDir('msp-git-');
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'one');
+  return { dir, sha: git(dir, 'rev-parse', 'HEAD').trim() };
+}
+
+describe('git adapter: absent answers and failures', () => {
+  it('reports an empty repository as no HEAD, no commit and its unborn branch', async () => {
+    const dir = tempDir('msp-git-');
+    git(dir, 'init', '--quiet', '--initial-branch=main');
+    const repo = open(dir);
+    expect(await repo.headInfo()).toBeNull();
+    expect(await repo.head()).toBeNull();
+    expect(await repo.hasCommit('0123456789abcdef0123456789abcdef01234567')).toBe(false);
+    expect(await repo.currentBranch()).toBe('main');
+  });
+
+  it('reports a detached HEAD as no current branch', async () => {
+    const { dir, sha } = repoWithCommit();
+    git(dir, 'checkout', '--quiet', '--detach', sha);
+    expect(await open(dir).currentBranch()).toBeNull();
+  });
+
+  it('throws a ProcessError with the command, exit code and stderr when HEAD names a missing commit, instead of calling the repository empty', async () => {
+    const { dir, sha } = repoWithCommit();
+    rmSync(path.join(dir, '.git', 'objects', sha.slice(0, 2), sha.slice(2)));
+    const failure = await open(dir).headInfo().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ProcessError);
+    const error = failure as ProcessError;
+    expect(error.command.slice(0, 3)).toEqual(['git', 'log', '-1']);
+    expect(error.exitCode).toBe(128);
+    expect(error.stderr).toMatch(/bad object HEAD/);
+    expect(error.message).toMatch(/^git log .* failed \(exit code 128\): fatal: bad object HEAD/);
+  });
+
+  it('throws a ProcessError outside a repository instead of answering "absent"', async () => {
+    const dir = path.join(tempDir('msp-git-'), 'plain');
+    mkdirSync(dir);
+    const repo = new Git(dir, log, { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) });
+    for (const ask of [() => repo.head(), () => repo.hasCommit('HEAD'), () => repo.currentBranch(), () => repo.headInfo()]) {
+      await expect(ask()).rejects.toMatchObject({ name: 'ProcessError', exitCode: 128, stderr: expect.stringMatching(/not a git repository/) });
+    }
+  });
+});

@@ -153,6 +153,18 @@ export class Git {
     return { commit, tree, parents: parents.trim().split(' ').filter(Boolean), message };
   }
 
+  /** The text of `file` at `commit`, or null when the commit has no such file. */
+  async fileAt(commit: string, file: string): Promise<string | null> {
+    try {
+      // `^{commit}` makes an unknown commit its own error, not "path does not exist".
+      return await this.raw(['show', `${commit}^{commit}:${file}`]);
+    } catch (error) {
+      // Only "no such path in that commit" means absent; a missing commit or a broken repository is a failure.
+      if (error instanceof ProcessError && /^fatal: path '.*' (does not exist in|exists on disk, but not in) /m.test(error.stderr)) return null;
+      throw error;
+    }
+  }
+
   async status(paths: readonly string[] = []): Promise<StatusEntry[]> {
     const out = await this.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...paths]);
     const entries: StatusEntry[] = [];

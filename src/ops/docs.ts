@@ -27,7 +27,7 @@ import { checkoutDir, openCheckout } from './checkout.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
+  return git.fileAt(commit, file);
 }
 
 /** One page as the series leaves it, its pinned original, and where each of its lines comes from. */
@@ -56,6 +56,7 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
 
   // Python starts slowly: look for Sphinx while git reads the pinned files.
   const lookupPromise = findSphinx(env, ctx.log);
+  // Not a fallback: the promise is awaited below; this only keeps an early rejection from counting as unhandled meanwhile.
   lookupPromise.catch(() => undefined);
   const pinnedCommit = ctx.config.upstream.commit;
   const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);

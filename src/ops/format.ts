@@ -86,7 +86,7 @@ export interface FormatRun {
 }
 
 async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
+  return git.fileAt(commit, file);
 }
 
 /**

@@ -1,8 +1,10 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { ifAbsent } from '../../src/adapters/files.js';
 import { Git } from '../../src/adapters/git.js';
 import { createLogger } from '../../src/adapters/log.js';
 import { ProcessError } from '../../src/adapters/process-error.js';
@@ -57,5 +59,31 @@ describe('git adapter: absent answers and failures', () => {
     for (const ask of [() => repo.head(), () => repo.hasCommit('HEAD'), () => repo.currentBranch(), () => repo.headInfo()]) {
       await expect(ask()).rejects.toMatchObject({ name: 'ProcessError', exitCode: 128, stderr: expect.stringMatching(/not a git repository/) });
     }
+  });
+});
+
+describe('git adapter: fileAt', () => {
+  it('reads a file of a commit, answers null for a path the commit lacks, and throws for a commit that does not exist', async () => {
+    const dir = tempDir('msp-git-');
+    git(dir, 'init', '--quiet', '--initial-branch=main');
+    writeFileSync(path.join(dir, 'a.txt'), 'one\n');
+    git(dir, 'add', 'a.txt');
+    git(dir, 'commit', '--quiet', '-m', 'one');
+    writeFileSync(path.join(dir, 'untracked.txt'), 'x\n');
+    const repo = open(dir);
+    expect(await repo.fileAt('HEAD', 'a.txt')).toBe('one\n');
+    expect(await repo.fileAt('HEAD', 'missing.txt')).toBeNull();
+    expect(await repo.fileAt('HEAD', 'untracked.txt')).toBeNull();
+    await expect(repo.fileAt('0123456789abcdef0123456789abcdef01234567', 'a.txt')).rejects.toBeInstanceOf(ProcessError);
+  });
+});
+
+describe('ifAbsent', () => {
+  it('gives the fallback only for a missing path and throws any other file-system error', async () => {
+    const dir = tempDir('msp-files-');
+    expect(await ifAbsent(readFile(path.join(dir, 'missing'), 'utf8'), 'none')).toBe('none');
+    writeFileSync(path.join(dir, 'file'), 'text');
+    expect(await ifAbsent(readFile(path.join(dir, 'file', 'below'), 'utf8'), 'none')).toBe('none');
+    await expect(ifAbsent(readFile(dir, 'utf8'), 'none')).rejects.toMatchObject({ code: 'EISDIR' });
   });
 });

@@ -13,13 +13,13 @@ function gitFailed(args: readonly string[], result: { exitCode: number | null; s
   return new ProcessError(['git', ...args], { ...result, stderr: said });
 }
 
-/** `out`, or '' when git exited 1 without a word: what `rev-parse --verify --quiet` and `symbolic-ref --quiet` do for "no such ref". */
+/** `run`'s output, or '' when git exited 1: how `rev-parse --verify --quiet` and `symbolic-ref --quiet` answer "no such ref". */
 async function orAbsent(run: Promise<string>): Promise<string> {
   try {
     return await run;
   } catch (error) {
-    // Exit 1 with nothing said is the documented "absent" answer; anything else (a broken repository, no git) is a failure.
-    if (error instanceof ProcessError && error.isQuietExit(1)) return '';
+    // Exit 1 is these commands' "absent" (also "a tree, not a commit"); 128 and others (a broken repository, no git) are failures.
+    if (error instanceof ProcessError && error.exitCode === 1) return '';
     throw error;
   }
 }

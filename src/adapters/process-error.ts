@@ -25,11 +25,6 @@ export class ProcessError extends Error {
     this.signal = result.signal ?? null;
     this.stderr = result.stderr;
   }
-
-  /** The failure of a program that exited with `code` and said nothing: e.g. `git rev-parse --verify --quiet` for a missing ref. */
-  isQuietExit(code: number): boolean {
-    return this.exitCode === code && this.stderr.trim() === '';
-  }
 }
 
 /** The last `count` lines of `text`, trimmed. */

@@ -37,6 +37,12 @@ describe('git adapter: absent answers and failures', () => {
     expect(await open(dir).currentBranch()).toBeNull();
   });
 
+  it('answers hasCommit with false for a tree id, which git rejects with exit 1 and a message', async () => {
+    const { dir, sha } = repoWithCommit();
+    expect(await open(dir).hasCommit(sha)).toBe(true);
+    expect(await open(dir).hasCommit(git(dir, 'rev-parse', 'HEAD^{tree}').trim())).toBe(false);
+  });
+
   it('throws a ProcessError with the command, exit code and stderr when HEAD names a missing commit, instead of calling the repository empty', async () => {
     const { dir, sha } = repoWithCommit();
     rmSync(path.join(dir, '.git', 'objects', sha.slice(0, 2), sha.slice(2)));

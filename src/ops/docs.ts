@@ -20,7 +20,8 @@ import {
   type LineOrigin,
 } from '../core/docs.js';
 import { isUserError, UserError } from '../core/errors.js';
-import { fromLines, seriesSteps, toLines } from '../core/format.js';
+import { seriesSteps } from '../core/patch-apply.js';
+import { fromLines, toLines } from '../core/patch-text.js';
 import { buildPlan } from '../core/plan.js';
 import { checkoutDir, openCheckout } from './checkout.js';
 

@@ -16,7 +16,7 @@ import { lineOrigin } from '../core/origin.js';
 import { buildPlan, type ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
 import { checkoutDir, openCheckout } from './checkout.js';
-import { buildChecks, checkOffline } from './doctor.js';
+import { buildToolChecks, checkOffline } from './doctor.js';
 import { cacheRoot, generateStandIns, probeOffline } from './offline.js';
 import { classifyHead } from './state.js';
 import type { Context, GlobalOptions } from '../commands/context.js';
@@ -168,7 +168,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
   }
 
   const needsBlas = /find_package\(BLAS/.test(await ifAbsent(readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8'), ''));
-  const checks: CheckResult[] = await buildChecks(options.env, ctx.workdir, needsBlas);
+  const checks: CheckResult[] = await buildToolChecks(options.env, ctx.workdir, needsBlas);
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
   if (!checksPass(checks)) {
     throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {

@@ -19,7 +19,6 @@ import { mapFormattedBack } from '../core/template-map.js';
 import { checkoutDir, openCheckout } from './checkout.js';
 import { gitDiffHunks } from './patch-diff.js';
 
-export const DEFAULT_CLANG_FORMAT = '21.1.8';
 export const DEFAULT_CMAKE_FORMAT = '0.6.13';
 
 export type FormatTool = 'clang-format' | 'cmake-format';

@@ -37,7 +37,7 @@ function sameLines(a: readonly string[], at: number, b: readonly string[]): bool
  * Applies one file's hunks. Rendering keeps line counts (variables are single
  * line), so the raw hunk lines match the rendered ones by position.
  */
-export function applyHunks(
+function applyHunks(
   pre: TemplatedFile,
   rendered: readonly RawHunk[],
   raw: readonly RawHunk[],

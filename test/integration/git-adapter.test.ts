@@ -8,7 +8,7 @@ import { ifAbsent } from '../../src/adapters/files.js';
 import { Git } from '../../src/adapters/git.js';
 import { createLogger } from '../../src/adapters/log.js';
 import { ProcessError } from '../../src/adapters/process-error.js';
-import { git, tempDir } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
 const log = createLogger({ stream: process.stderr });
 const open = (dir: string) => new Git(dir, log, process.env);
@@ -91,5 +91,26 @@ describe('ifAbsent', () => {
     writeFileSync(path.join(dir, 'file'), 'text');
     expect(await ifAbsent(readFile(path.join(dir, 'file', 'below'), 'utf8'), 'none')).toBe('none');
     await expect(ifAbsent(readFile(dir, 'utf8'), 'none')).rejects.toMatchObject({ code: 'EISDIR' });
+  });
+});
+
+describe('a git failure nobody turned into a precise error', () => {
+  it('reaches the user as PROCESS_FAILED (exit 1) with the git command, its exit code and what git said', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    expect((await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project })).code).toBe(0);
+    // The commit apply made is a loose object; without it HEAD names a missing commit.
+    const checkout = path.join(project, '.work', 'mlx');
+    const head = git(checkout, 'rev-parse', 'HEAD').trim();
+    rmSync(path.join(checkout, '.git', 'objects', head.slice(0, 2), head.slice(2)));
+    for (const command of ['status', 'apply']) {
+      const result = await runCli([command, '--mlx-repo', upstream.dir, '--json'], { cwd: project });
+      expect(result.code).toBe(1);
+      expect(result.json.error.code).toBe('PROCESS_FAILED');
+      expect(result.json.error.details.command.slice(0, 2)).toEqual(['git', 'log']);
+      expect(result.json.error.details.exitCode).toBe(128);
+      expect(result.json.error.details.stderr).toMatch(/bad object HEAD/);
+      expect(result.stderr).toMatch(/hint: Run `git log /);
+    }
   });
 });

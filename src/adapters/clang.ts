@@ -12,29 +12,38 @@ export interface CompileResult {
   seconds: number;
 }
 
-/** `<clang> --version`, or why it did not run: `missing` when there is no such program. */
-export async function clangVersionText(command: string, env: Env): Promise<{ text: string } | { text: null; missing: boolean; error: string }> {
-  const result = await execa(command, ['--version'], { reject: false, env: { ...env }, extendEnv: false, timeout: 30_000 });
-  if (result.exitCode === 0) return { text: String(result.stdout) };
+/** `<clang> --version`, or null when there is no such program; any other failure is a ProcessError. */
+export async function clangVersionText(command: string, env: Env): Promise<string | null> {
+  const args = ['--version'];
+  const result = await execa(command, args, { reject: false, env: { ...env }, extendEnv: false, timeout: 30_000 });
+  if (result.exitCode === 0) return String(result.stdout);
   const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return { text: null, missing: true, error: 'not found' };
-  const said = String(result.stderr ?? '').trim().split('\n')[0] ?? '';
-  const how = result.exitCode !== undefined ? `exit ${result.exitCode}` : (code ?? result.signal ?? 'did not start');
-  return { text: null, missing: false, error: said ? `${how}: ${said}` : how };
+  // No such program is an answer ("absent"), not a failure: the caller tries the next candidate.
+  if (code === 'ENOENT') return null;
+  throw new ProcessError([command, ...args], { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? '') }, { cause: result.cause });
 }
 
-/** `_LIBCPP_VERSION` as `<clang> -stdlib=libc++` sees it, or the compiler's complaint. */
-export async function libcxxVersionText(command: string, env: Env): Promise<{ value: string | null; error: string | null }> {
-  const result = await execa(command, ['-stdlib=libc++', '-x', 'c++', '-E', '-P', '-'], {
+/** What `exit 1: <first line>` a failed `clangVersionText` said, for a check's detail. */
+export function clangFailure(error: ProcessError): string {
+  const said = error.stderr.trim().split('\n')[0] ?? '';
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  const how = error.exitCode !== null ? `exit ${error.exitCode}` : (code ?? error.signal ?? 'did not start');
+  return said ? `${how}: ${said}` : how;
+}
+
+/** `_LIBCPP_VERSION` as `<clang> -stdlib=libc++` sees it; a ProcessError (the compiler's complaint in `stderr`) when it fails. */
+export async function libcxxVersionText(command: string, env: Env): Promise<string> {
+  const args = ['-stdlib=libc++', '-x', 'c++', '-E', '-P', '-'];
+  const result = await execa(command, args, {
     input: '#include <version>\n_LIBCPP_VERSION\n',
     reject: false,
     env: { ...env },
     extendEnv: false,
     timeout: 60_000,
   });
-  if (result.exitCode !== 0) return { value: null, error: String(result.stderr).trim().split('\n').slice(0, 2).join(' ') };
+  if (result.exitCode !== 0) throw new ProcessError([command, ...args], { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? '') });
   const last = String(result.stdout).trim().split('\n').pop() ?? '';
-  return { value: last.trim(), error: null };
+  return last.trim();
 }
 
 /** Runs one compile; never throws for a compiler error, only for a compiler that cannot start. */

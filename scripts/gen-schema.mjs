@@ -1,6 +1,16 @@
-// Writes schema/config.schema.json from the zod schema in src/core/config.ts.
+// Writes schema/config.schema.json from the zod schema in src/core/config.ts (run after `npm run build`).
+// zod-to-json-schema is a devDependency: only this script and the test that keeps the file in step use it.
 import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
-import { configJsonSchema } from '../dist/core/schema.js';
+import { zodToJsonSchema } from 'zod-to-json-schema';
 
-writeFileSync(new URL('../schema/config.schema.json', import.meta.url), configJsonSchema());
+/** JSON schema of mlx-storage-pr.config.json, for editors. */
+export function configJsonSchema(schema) {
+  return `${JSON.stringify(zodToJsonSchema(schema, { $refStrategy: 'none' }), null, 2)}\n`;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { ConfigSchema } = await import('../dist/core/config.js');
+  writeFileSync(new URL('../schema/config.schema.json', import.meta.url), configJsonSchema(ConfigSchema));
+}

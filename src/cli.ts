@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import type { Argv } from 'yargs';
+import type { ArgumentsCamelCase, Argv } from 'yargs';
 
 import { PACKAGE_ROOT } from './adapters/package-root.js';
-import { ExitCode, isUserError, permissionErrorFrom } from './core/errors.js';
+import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
 import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
+import { ProcessError } from './adapters/process-error.js';
 import { commands } from './cli/index.js';
 import type { Handler } from './cli/spec.js';
 import type { GlobalOptions } from './commands/context.js';
@@ -65,24 +66,35 @@ function version(): string {
   return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
-export async function main(io: Io): Promise<number> {
-  const misplaced = misplacedCMakeArguments(io.argv);
-  if (misplaced) return usageFailure(io, misplaced);
-  let outcome: Promise<number> | undefined;
-  const run = (name: string, load: () => Promise<Handler>) => (args: Record<string, unknown>) => {
-    outcome = execute(name, load, args, io);
-  };
-
-  let parser: Argv = yargs(io.argv)
-    .parserConfiguration({ 'populate--': true })
-    .scriptName('mlx-storage-pr')
-    .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.')
+/** The options every command takes. */
+function withGlobalOptions(y: Argv) {
+  return y
     .option('mlx-repo', { type: 'string', describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)' })
     .option('workdir', { type: 'string', describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)' })
     .option('project', { type: 'string', describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/' })
     .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
+}
+
+/** The parsed arguments of a command as yargs hands them over: the global options typed, the command's own ones as they come. */
+type GlobalArgs = ArgumentsCamelCase<ReturnType<typeof withGlobalOptions> extends Argv<infer T> ? T : never>;
+
+/** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
+export async function main(io: Io): Promise<number> {
+  const misplaced = misplacedCMakeArguments(io.argv);
+  if (misplaced) return usageFailure(io, misplaced);
+  let outcome: Promise<number> | undefined;
+  // The global options are declared on the parser, so every command's arguments carry them: one cast, here.
+  const run = (name: string, load: () => Promise<Handler>) => (args: ArgumentsCamelCase) => {
+    outcome = execute(name, load, args as GlobalArgs, io);
+  };
+
+  let parser: Argv = withGlobalOptions(
+    yargs(io.argv)
+      .parserConfiguration({ 'populate--': true })
+      .scriptName('mlx-storage-pr')
+      .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.'),
+  );
   for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.load));
   // The [type] [default] column is glued to the description when the description fills its
   // column exactly (cliui), so it is left out; descriptions state the defaults that matter.
@@ -114,18 +126,18 @@ export async function main(io: Io): Promise<number> {
   return outcome ? await outcome : ExitCode.ok;
 }
 
-async function execute(name: string, load: () => Promise<Handler>, args: Record<string, unknown>, io: Io): Promise<number> {
-  const json = args['json'] === true;
+async function execute(name: string, load: () => Promise<Handler>, args: GlobalArgs, io: Io): Promise<number> {
+  const json = args.json === true;
   const options: GlobalOptions & Record<string, unknown> = {
     ...args,
     cwd: io.cwd,
     env: io.env,
-    project: args['project'] as string | undefined,
-    workdir: args['workdir'] as string | undefined,
-    mlxRepo: args['mlxRepo'] as string | undefined,
+    project: args.project,
+    workdir: args.workdir,
+    mlxRepo: args.mlxRepo,
     json,
-    verbose: args['verbose'] === true,
-    logger: createLogger({ verbose: args['verbose'] === true, stream: io.stderr }),
+    verbose: args.verbose === true,
+    logger: createLogger({ verbose: args.verbose === true, stream: io.stderr }),
   };
   watchInterrupts(io.signal);
   try {
@@ -140,7 +152,7 @@ async function execute(name: string, load: () => Promise<Handler>, args: Record<
     // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.
     // File-system permission errors from anywhere get the same report as other expected failures.
     const finished = caught instanceof InterruptedError && caught.finished;
-    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? caught);
+    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? (caught instanceof ProcessError ? processFailed(caught) : caught));
     if (isUserError(error)) {
       if (json) {
         const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { execa } from 'execa';
 
 import type { Logger } from './log.js';
+import { ProcessError } from './process-error.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -32,10 +33,13 @@ export async function extractZip(zip: string, dest: string, options: { env: Env;
   options.log.command(`unzip -q -o ${zip} -d ${dest}`, dest);
   const unzip = await execa('unzip', ['-q', '-o', zip, '-d', dest], { reject: false, env: { ...options.env }, extendEnv: false });
   if (unzip.exitCode === 0) return;
-  if (unzip.exitCode !== undefined) throw new Error(`unzip failed: ${String(unzip.stderr).trim()}`);
+  // unzip ran and failed: the archive is bad. Only an unzip that did not start falls back to Python.
+  if (unzip.exitCode !== undefined) throw new ProcessError(['unzip', '-q', '-o', zip, '-d', dest], { exitCode: unzip.exitCode, stderr: String(unzip.stderr) });
   options.log.command(`python3 -m zipfile -e ${zip} ${dest}`, dest);
   const python = await execa('python3', ['-m', 'zipfile', '-e', zip, dest], { reject: false, env: { ...options.env }, extendEnv: false });
-  if (python.exitCode !== 0) throw new Error(`cannot unpack ${zip}: neither unzip nor python3 worked (${python.message})`);
+  if (python.exitCode !== 0) {
+    throw new ProcessError(['python3', '-m', 'zipfile', '-e', zip, dest], { exitCode: python.exitCode ?? null, signal: python.signal ?? null, stderr: `unzip did not start; ${String(python.stderr || python.message)}` });
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 
 import type { Logger } from './log.js';
+import { ProcessError } from './process-error.js';
 
 /** A cmake-format of the wanted version, and how to call it. */
 export interface CMakeFormat {
@@ -41,7 +42,7 @@ export async function runCMakeFormat(tool: CMakeFormat, text: string, options: {
   options.log.command([file, ...all].join(' '), options.cwd);
   const result = await execa(file, all, { cwd: options.cwd, input: text, reject: false, stripFinalNewline: false, env: { ...options.env }, extendEnv: false, timeout: 120_000 });
   if (result.exitCode !== 0) {
-    throw new Error(`cmake-format failed (exit ${String(result.exitCode)}): ${String(result.stderr).trim().split('\n').slice(-5).join('\n')}`);
+    throw new ProcessError([file, ...all], { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? result.message) });
   }
   return String(result.stdout);
 }

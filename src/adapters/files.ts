@@ -1,6 +1,20 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+/**
+ * `fallback` when the file or folder `operation` reads does not exist (ENOENT,
+ * or a parent that is not a folder); any other failure (permissions, I/O) is thrown.
+ */
+export async function ifAbsent<T, F>(operation: Promise<T>, fallback: F): Promise<T | F> {
+  try {
+    return await operation;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return fallback;
+    throw error;
+  }
+}
+
 /** The entries of a folder, or null when it does not exist. */
 export async function listFolder(dir: string): Promise<Array<{ name: string; isDirectory: boolean }> | null> {
   try {
@@ -13,11 +27,12 @@ export async function listFolder(dir: string): Promise<Array<{ name: string; isD
 
 /** Bytes a file or folder takes on disk (allocated blocks, as `du` counts), symlinks not followed. */
 export async function diskUsage(file: string): Promise<number> {
-  const stats = await lstat(file).catch(() => null);
+  // A file deleted while being counted takes no space.
+  const stats = await ifAbsent(lstat(file), null);
   if (stats === null) return 0;
   const own = stats.blocks * 512;
   if (!stats.isDirectory()) return own;
-  const entries = await readdir(file).catch(() => [] as string[]);
+  const entries = await ifAbsent(readdir(file), [] as string[]);
   const sizes = await Promise.all(entries.map((entry) => diskUsage(path.join(file, entry))));
   return sizes.reduce((sum, size) => sum + size, own);
 }

@@ -6,20 +6,22 @@ import { permissionDenied } from '../core/errors.js';
 import { definedEnv, type Env } from './env.js';
 import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
+import { ProcessError } from './process-error.js';
 
-/** A failed git command, with git's own stderr. */
-export class GitCommandError extends Error {
-  constructor(
-    readonly args: readonly string[],
-    readonly stderr: string,
-  ) {
-    super(`git ${args.join(' ')} failed: ${lastLines(stderr, 8)}`);
-    this.name = 'GitCommandError';
-  }
+/** The git command `args` failed; `said` is git's stderr (or stdout, where git says why there). */
+function gitFailed(args: readonly string[], result: { exitCode: number | null; signal?: string | null }, said: string): ProcessError {
+  return new ProcessError(['git', ...args], { ...result, stderr: said });
 }
 
-export function lastLines(text: string, count: number): string {
-  return text.trim().split('\n').slice(-count).join('\n');
+/** `run`'s output, or '' when git exited 1: how `rev-parse --verify --quiet` and `symbolic-ref --quiet` answer "no such ref". */
+async function orAbsent(run: Promise<string>): Promise<string> {
+  try {
+    return await run;
+  } catch (error) {
+    // Exit 1 is these commands' "absent" (also "a tree, not a commit"); 128 and others (a broken repository, no git) are failures.
+    if (error instanceof ProcessError && error.exitCode === 1) return '';
+    throw error;
+  }
 }
 
 export interface StatusEntry {
@@ -51,7 +53,7 @@ function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): P
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(error.name === 'AbortError' ? new InterruptedError() : new GitCommandError(args, error.message)));
+    child.on('error', (error) => reject(error.name === 'AbortError' ? new InterruptedError() : gitFailed(args, { exitCode: null }, error.message)));
     child.on('exit', () => {
       // A helper git started (git-remote-http) can outlive a git stopped by Ctrl-C and keep
       // the pipes open; once interrupted, git's own exit is the end.
@@ -67,10 +69,11 @@ function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): P
       const stdout = Buffer.concat(out).toString('utf8');
       if (code === 0) return resolve(stdout);
       const stderr = Buffer.concat(err).toString('utf8').trim();
-      const reason = [stderr, stdout.trim()].filter(Boolean).join('\n') || (signal ? `stopped by ${signal}` : `exit code ${code}`);
+      const reason = [stderr, stdout.trim()].filter(Boolean).join('\n');
+      const failure = gitFailed(args, { exitCode: code, signal }, reason);
       const denied = fileSystemDenial(reason);
-      if (denied !== null) return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: new GitCommandError(args, reason) }));
-      reject(new GitCommandError(args, reason));
+      if (denied !== null) return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure }));
+      reject(failure);
     });
   });
 }
@@ -120,27 +123,46 @@ export class Git {
   }
 
   async hasCommit(commit: string): Promise<boolean> {
-    const out = await this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}`]).catch(() => '');
+    const out = await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}`]));
     return out.trim().length > 0;
   }
 
   /** The commit HEAD points at, or null in an empty repository. */
   async head(): Promise<string | null> {
-    const out = await this.raw(['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => '');
+    const out = await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'HEAD']));
     return out.trim() || null;
   }
 
+  /** The branch HEAD is on, or null when HEAD is detached. */
   async currentBranch(): Promise<string | null> {
-    const out = await this.raw(['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => '');
+    const out = await orAbsent(this.raw(['symbolic-ref', '--quiet', '--short', 'HEAD']));
     return out.trim() || null;
   }
 
   /** HEAD's commit, tree, parents and message in one call, or null in an empty repository. */
   async headInfo(): Promise<{ commit: string; tree: string; parents: string[]; message: string } | null> {
-    const out = await this.raw(['log', '-1', '--format=%H%x00%T%x00%P%x00%B', 'HEAD', '--']).catch(() => '');
-    if (!out) return null;
+    let out: string;
+    try {
+      out = await this.raw(['log', '-1', '--format=%H%x00%T%x00%P%x00%B', 'HEAD', '--']);
+    } catch (error) {
+      // git log cannot tell an unborn HEAD from a broken repository; rev-parse can (and throws for the latter).
+      if (error instanceof ProcessError && (await this.head()) === null) return null;
+      throw error;
+    }
     const [commit = '', tree = '', parents = '', message = ''] = out.split('\0');
     return { commit, tree, parents: parents.trim().split(' ').filter(Boolean), message };
+  }
+
+  /** The text of `file` at `commit`, or null when the commit has no such file. */
+  async fileAt(commit: string, file: string): Promise<string | null> {
+    try {
+      // `^{commit}` makes an unknown commit its own error, not "path does not exist".
+      return await this.raw(['show', `${commit}^{commit}:${file}`]);
+    } catch (error) {
+      // Only "no such path in that commit" means absent; a missing commit or a broken repository is a failure.
+      if (error instanceof ProcessError && /^fatal: path '.*' (does not exist in|exists on disk, but not in) /m.test(error.stderr)) return null;
+      throw error;
+    }
   }
 
   async status(paths: readonly string[] = []): Promise<StatusEntry[]> {
@@ -264,7 +286,7 @@ export class Git {
    * given); returns the stash commit, or null when there was nothing to save.
    */
   async stash(message: string, paths?: readonly string[]): Promise<string | null> {
-    const before = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
+    const before = (await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']))).trim();
     const only = paths === undefined ? [] : ['--', ...paths];
     const literal = new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
     const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
@@ -273,10 +295,10 @@ export class Git {
     } catch (error) {
       // With a pathspec, git stash fails on a held index lock without saying a word.
       const lock = path.resolve(this.dir, (await this.raw(['rev-parse', '--git-path', 'index.lock'])).trim());
-      if (!(error instanceof GitCommandError) || !existsSync(lock)) throw error;
-      throw new GitCommandError(args, `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`);
+      if (!(error instanceof ProcessError) || !existsSync(lock)) throw error;
+      throw gitFailed(args, error, `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`);
     }
-    const after = (await this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']).catch(() => '')).trim();
+    const after = (await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']))).trim();
     return after && after !== before ? after : null;
   }
 

@@ -7,6 +7,9 @@ import { execa } from 'execa';
 import { definedEnv, type Env } from './env.js';
 import { childControl, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
+import { quote } from './process-error.js';
+
+export { quote };
 
 export interface RunResult {
   exitCode: number | null;
@@ -97,9 +100,4 @@ export async function probe(command: string, args: readonly string[], env: Env, 
   });
   if (result.failed) return null;
   return `${result.stdout}\n${result.stderr}`.trim();
-}
-
-/** Quotes an argument for display as a shell command. */
-export function quote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -6,6 +6,7 @@ import { CONFIG_FILE, parseConfigText, type Config } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import type { PlanInputs } from '../core/plan.js';
 
+import { ifAbsent } from './files.js';
 import { PACKAGE_ROOT } from './package-root.js';
 
 export { PACKAGE_ROOT };
@@ -49,7 +50,7 @@ export async function loadConfig(projectRoot: string): Promise<Config> {
 }
 
 async function listFiles(root: string, dir = ''): Promise<string[]> {
-  const entries = await readdir(path.join(root, dir), { withFileTypes: true }).catch(() => []);
+  const entries = await ifAbsent(readdir(path.join(root, dir), { withFileTypes: true }), []);
   const files: string[] = [];
   for (const entry of entries) {
     const relative = dir ? `${dir}/${entry.name}` : entry.name;
@@ -66,7 +67,7 @@ export async function loadPlanInputs(projectRoot: string, config: Config): Promi
   const templates = await Promise.all(
     (await listFiles(templatesDir)).map(async (file) => ({ path: file, content: await readFile(path.join(templatesDir, file), 'utf8') })),
   );
-  const seriesText = await readFile(path.join(patchesDir, 'series'), 'utf8').catch(() => '');
+  const seriesText = await ifAbsent(readFile(path.join(patchesDir, 'series'), 'utf8'), '');
   const patches = new Map<string, string>();
   for (const file of await listFiles(patchesDir)) {
     if (file === 'series' || file.endsWith('.md')) continue;

@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { execa } from 'execa';
 
+import { ifAbsent } from './files.js';
 import type { Logger } from './log.js';
 import { quote } from './process.js';
 
@@ -68,7 +69,7 @@ export async function buildDummy(
       extendEnv: false,
       timeout: 10 * 60_000,
     });
-    const warnings = await readFile(warningFile, 'utf8').catch(() => '');
+    const warnings = await ifAbsent(readFile(warningFile, 'utf8'), '');
     const tail = String(result.all ?? '').trim().split('\n').slice(-8).join('\n');
     return { exitCode: result.exitCode ?? null, warnings, srcdir, tail: tail || String(result.message ?? '') };
   } finally {

@@ -1,6 +1,6 @@
-import type { CommandSpec } from './spec.js';
+import { defineCommand, type CommandSpec } from './spec.js';
 
-export const applySpec: CommandSpec = {
+export const applySpec: CommandSpec = defineCommand({
   name: 'apply',
   describe: 'Fetch MLX at the pinned commit and apply templates/ and patches/',
   builder: (y) =>
@@ -12,6 +12,6 @@ export const applySpec: CommandSpec = {
       .example('$0 apply --dry-run --json', 'list what would change as JSON'),
   load: async () => {
     const { apply } = await import('../commands/apply.js');
-    return (o) => apply({ ...o, dryRun: o['dryRun'] === true, force: o['force'] === true, threeWay: o['3way'] === true });
+    return (o) => apply({ ...o, dryRun: o.dryRun === true, force: o.force === true, threeWay: o['3way'] === true });
   },
-};
+});

@@ -1,8 +1,8 @@
 import os from 'node:os';
 
-import { jobsOption, parseJobs, type CommandSpec } from './spec.js';
+import { defineCommand, jobsOption, parseJobs, type CommandSpec } from './spec.js';
 
-export const checkMetalSpec: CommandSpec = {
+export const checkMetalSpec: CommandSpec = defineCommand({
   name: 'check-metal',
   describe: "Type-check the PR's Metal-only C++ on any OS (clang >= 19 + libc++, Apple's metal-cpp 26, shim headers)",
   builder: (y) =>
@@ -34,10 +34,10 @@ export const checkMetalSpec: CommandSpec = {
     return (o) =>
       checkMetal({
         ...o,
-        metalCpp: o['metalCpp'] as string | undefined,
-        jobs: parseJobs(o['jobs']),
-        include: o['include'] as string[] | undefined,
-        selfTest: o['selfTest'] === true,
+        metalCpp: o.metalCpp,
+        jobs: parseJobs(o.jobs),
+        include: o.include,
+        selfTest: o.selfTest === true,
       });
   },
-};
+});

@@ -1,6 +1,6 @@
-import type { CommandSpec } from './spec.js';
+import { defineCommand, type CommandSpec } from './spec.js';
 
-export const cleanSpec: CommandSpec = {
+export const cleanSpec: CommandSpec = defineCommand({
   name: 'clean',
   describe: 'Remove build folders, baselines and other regenerable files from the workdir (--all: also the checkout)',
   builder: (y) =>
@@ -11,6 +11,6 @@ export const cleanSpec: CommandSpec = {
       .example('$0 clean --all', 'start over from an empty workdir'),
   load: async () => {
     const { clean } = await import('../commands/clean.js');
-    return (o) => clean({ ...o, all: o['all'] === true, dryRun: o['dryRun'] === true });
+    return (o) => clean({ ...o, all: o.all === true, dryRun: o.dryRun === true });
   },
-};
+});

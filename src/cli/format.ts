@@ -1,6 +1,6 @@
-import type { CommandSpec } from './spec.js';
+import { defineCommand, type CommandSpec } from './spec.js';
 
-export const formatSpec: CommandSpec = {
+export const formatSpec: CommandSpec = defineCommand({
   name: 'format',
   describe: "Check the PR's C++ with clang-format 21.1.8 and its CMake with cmake-format 0.6.13, as MLX's pre-commit does",
   builder: (y) =>
@@ -19,6 +19,6 @@ export const formatSpec: CommandSpec = {
       ),
   load: async () => {
     const { format } = await import('../commands/format.js');
-    return (o) => format({ ...o, fix: o['fix'] === true });
+    return (o) => format({ ...o, fix: o.fix === true });
   },
-};
+});

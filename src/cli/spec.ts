@@ -1,9 +1,12 @@
-import type { Argv, Options } from 'yargs';
+import type { ArgumentsCamelCase, Argv } from 'yargs';
 
 import type { CommandResult, GlobalOptions } from '../commands/context.js';
 import { UserError } from '../core/errors.js';
 
 export type Handler = (options: GlobalOptions & Record<string, unknown>) => Promise<CommandResult>;
+
+/** What a command's handler receives: the global options and the ones its builder declares, camel-cased as yargs hands them over. */
+export type ParsedOptions<O> = GlobalOptions & ArgumentsCamelCase<O>;
 
 /**
  * One command as yargs sees it. `load` imports the implementation only when
@@ -16,9 +19,32 @@ export interface CommandSpec {
   load: () => Promise<Handler>;
 }
 
+/** A command whose handler is type-checked against the options its builder declares. */
+export interface TypedCommandSpec<O> {
+  name: string;
+  describe: string;
+  builder: (y: Argv) => Argv<O>;
+  load: () => Promise<(options: ParsedOptions<O>) => Promise<CommandResult>>;
+}
+
+/**
+ * Declares a command. The handler's options are inferred from the builder;
+ * yargs parses exactly what the builder declares, so erasing the option type
+ * for the list of commands (one cast, here) loses nothing the handler relies on.
+ */
+export function defineCommand<O>(spec: TypedCommandSpec<O>): CommandSpec {
+  return spec as unknown as CommandSpec;
+}
+
+/** The arguments after `--` (yargs' `populate--`), as text. */
+export function afterDashes(options: Record<string, unknown>): string[] {
+  const rest = options['--'];
+  return (Array.isArray(rest) ? rest : []).map(String);
+}
+
 /** `--jobs`, read as text so that a bad value can be quoted back; `parseJobs` checks it. */
-export function jobsOption(describe: string, fallback: number): Options {
-  return { alias: 'j', type: 'string', default: String(fallback), defaultDescription: 'the number of CPUs', describe };
+export function jobsOption(describe: string, fallback: number) {
+  return { alias: 'j', type: 'string', default: String(fallback), defaultDescription: 'the number of CPUs', describe } as const;
 }
 
 /** A whole number of at least 1; anything else is a usage error that quotes what was given. */

@@ -1,7 +1,7 @@
 import { withUpstreamCi } from '../core/upstream-ci.js';
-import type { CommandSpec } from './spec.js';
+import { afterDashes, defineCommand, type CommandSpec } from './spec.js';
 
-export const testSpec: CommandSpec = {
+export const testSpec: CommandSpec = defineCommand({
   name: 'test',
   describe: "Build the applied MLX with CMake, run its C++ suite and compare with the unpatched baseline (extra CMake arguments after --)",
   builder: (y) =>
@@ -25,19 +25,16 @@ export const testSpec: CommandSpec = {
     return (o) =>
       test({
         ...o,
-        tests: o['tests'] as string | undefined,
-        offline: o['offline'] === true,
-        depsDir: o['depsDir'] as string | undefined,
-        baseline: o['baseline'] !== false,
-        ...withUpstreamCi(
-          { debug: o['debug'] === true, cmakeArgs: ((o['--'] as unknown[] | undefined) ?? []).map(String) },
-          o['upstreamCi'] === true,
-        ),
+        tests: o.tests,
+        offline: o.offline === true,
+        depsDir: o.depsDir,
+        baseline: o.baseline !== false,
+        ...withUpstreamCi({ debug: o.debug === true, cmakeArgs: afterDashes(o) }, o.upstreamCi === true),
       });
   },
-};
+});
 
-export const doctorSpec: CommandSpec = {
+export const doctorSpec: CommandSpec = defineCommand({
   name: 'doctor [commands..]',
   describe: 'Check that the machine has what each command needs (all commands, or the ones named); exit 9 when one is not ready',
   builder: (y) =>
@@ -56,9 +53,9 @@ export const doctorSpec: CommandSpec = {
     return (o) =>
       doctor({
         ...o,
-        commands: ((o['commands'] as unknown[] | undefined) ?? []).map(String),
-        offline: o['offline'] === true,
-        depsDir: o['depsDir'] as string | undefined,
+        commands: (o.commands ?? []).map(String),
+        offline: o.offline === true,
+        depsDir: o.depsDir,
       });
   },
-};
+});

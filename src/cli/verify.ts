@@ -1,9 +1,9 @@
 import os from 'node:os';
 
 import { SKIP_NAMES } from '../core/verify-skip.js';
-import { jobsOption, parseJobs, type CommandSpec } from './spec.js';
+import { afterDashes, defineCommand, jobsOption, parseJobs, type CommandSpec } from './spec.js';
 
-export const verifySpec: CommandSpec = {
+export const verifySpec: CommandSpec = defineCommand({
   name: 'verify',
   describe: 'Report every upstream-readiness check: formatting, Metal type-check, PR policy, build and tests',
   builder: (y) =>
@@ -38,15 +38,15 @@ export const verifySpec: CommandSpec = {
     return (o) =>
       verify({
         ...o,
-        metalCpp: o['metalCpp'] as string | undefined,
-        jobs: parseJobs(o['jobs']),
-        include: o['include'] as string[] | undefined,
-        requireMetal: o['requireMetal'] === true,
-        offline: o['offline'] === true,
-        depsDir: o['depsDir'] as string | undefined,
-        debug: o['debug'] === true,
-        cmakeArgs: ((o['--'] as unknown[] | undefined) ?? []).map(String),
-        skip: o['skip'] as string[] | undefined,
+        metalCpp: o.metalCpp,
+        jobs: parseJobs(o.jobs),
+        include: o.include,
+        requireMetal: o.requireMetal === true,
+        offline: o.offline === true,
+        depsDir: o.depsDir,
+        debug: o.debug === true,
+        cmakeArgs: afterDashes(o),
+        skip: o.skip,
       });
   },
-};
+});

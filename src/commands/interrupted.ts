@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+import { ifAbsent } from '../adapters/files.js';
 import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
 import { loadPlanInputs } from '../adapters/project.js';
 import { UserError } from '../core/errors.js';
@@ -88,7 +89,7 @@ async function removeLeftovers(workdir: string): Promise<string[]> {
     await rm(lock, { force: true });
     removed.push(lock);
   }
-  for (const entry of await readdir(workdir).catch(() => [] as string[])) {
+  for (const entry of await ifAbsent(readdir(workdir), [] as string[])) {
     if (entry === `mlx.partial-${process.pid}`) {
       await rm(path.join(workdir, entry), { recursive: true, force: true });
       removed.push(path.join(workdir, entry));

@@ -44,7 +44,8 @@ function firstFailingHunk(file: PatchFile, content: string): number | undefined 
   return undefined;
 }
 
-export interface FileState {
+/** The file a patch changes, as the index holds it before the patch. */
+export interface TargetFile {
   /** Content before the patch, or null when the file does not exist. */
   content: string | null;
   /** Blob id of that content, or null when the file does not exist. */
@@ -57,7 +58,7 @@ export interface FileState {
  * Says why one file of a patch does not apply. `preImage` is the blob the
  * patch was written against (its `index` line), when the patch records one.
  */
-export function diagnoseFile(patch: string, file: PatchFile, state: FileState, preImage: string | undefined): Conflict | undefined {
+export function diagnoseFile(patch: string, file: PatchFile, state: TargetFile, preImage: string | undefined): Conflict | undefined {
   const base = { patch, file: file.path };
   if (file.created) {
     if (state.content === null) return undefined;

@@ -45,7 +45,8 @@ export type ErrorCode =
   | 'USAGE'
   | 'PERMISSION_DENIED'
   | 'INTERRUPTED'
-  | 'WORKDIR_INVALID';
+  | 'WORKDIR_INVALID'
+  | 'PROCESS_FAILED';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -77,6 +78,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   PERMISSION_DENIED: ExitCode.permission,
   INTERRUPTED: ExitCode.interrupted,
   WORKDIR_INVALID: ExitCode.usage,
+  PROCESS_FAILED: ExitCode.failure,
 };
 
 /**
@@ -124,4 +126,18 @@ export function permissionErrorFrom(error: unknown): UserError | null {
   const file = typeof e.dest === 'string' ? e.dest : typeof e.path === 'string' ? e.path : '(unknown path)';
   const reason = e.code === 'EROFS' ? 'the file system is read-only' : `permission denied${typeof e.syscall === 'string' ? ` (${e.syscall})` : ''}`;
   return permissionDenied(file, reason, { cause: error });
+}
+
+/**
+ * A program the tool ran failed in a way no command turned into a more precise
+ * error (e.g. git in a broken repository): the user sees the command, its exit
+ * code and what it said.
+ */
+export function processFailed(failure: { message: string; command: readonly string[]; exitCode: number | null; stderr: string }): UserError {
+  const stderr = failure.stderr.trim().split('\n').slice(-8).join('\n');
+  return new UserError('PROCESS_FAILED', `${failure.message}.`, {
+    hint: `Run \`${failure.command.join(' ')}\` yourself to see the whole message; fix what it names (e.g. a broken repository or a missing program) and run again (--verbose shows every command run).`,
+    details: { command: failure.command, exitCode: failure.exitCode, stderr },
+    cause: failure,
+  });
 }

@@ -2,7 +2,8 @@ import { UserError } from './errors.js';
 
 export type Variables = Readonly<Record<string, string>>;
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+/** A `{{name}}` placeholder; the name is group 1. */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** Names of all `{{variable}}` placeholders in `text`, in order of first use. */
 export function placeholdersIn(text: string): string[] {

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
+import { ifAbsent } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { canConnect } from '../adapters/network.js';
@@ -42,7 +43,7 @@ const STAMP = 'mlx-storage-pr-configure.json';
 export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<boolean> {
   const stampFile = path.join(spec.buildDir, STAMP);
   const stamp = JSON.stringify({ source: spec.sourceDir, args: spec.cmakeArgs });
-  if (existsSync(path.join(spec.buildDir, 'CMakeCache.txt')) && (await readFile(stampFile, 'utf8').catch(() => '')) === stamp) {
+  if (existsSync(path.join(spec.buildDir, 'CMakeCache.txt')) && (await ifAbsent(readFile(stampFile, 'utf8'), '')) === stamp) {
     log.info(`${spec.label}: configuration unchanged, not re-running CMake`);
     return false;
   }
@@ -74,8 +75,8 @@ const OFFLINE_HINT = 'Without network, use --offline to build from system packag
 export async function verifyDownloadsReachable(spec: BuildSpec, log: Logger): Promise<void> {
   if (spec.cmakeArgs.some((a) => /^-DFETCHCONTENT_FULLY_DISCONNECTED(:BOOL)?=(ON|TRUE|YES|1)$/i.test(a))) return;
   const git = new Git(spec.sourceDir, log, spec.env);
-  const paths = (await git.raw(['ls-files', '-z', '--', '*CMakeLists.txt', '*.cmake']).catch(() => '')).split('\0').filter(Boolean);
-  const files = await Promise.all(paths.map(async (p) => ({ path: p, text: await readFile(path.join(spec.sourceDir, p), 'utf8').catch(() => '') })));
+  const paths = (await git.raw(['ls-files', '-z', '--', '*CMakeLists.txt', '*.cmake'])).split('\0').filter(Boolean);
+  const files = await Promise.all(paths.map(async (p) => ({ path: p, text: await ifAbsent(readFile(path.join(spec.sourceDir, p), 'utf8'), '') })));
   const sources = downloadSources(files);
   if (sources.length === 0) return;
   const probes = await Promise.all(

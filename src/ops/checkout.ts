@@ -3,8 +3,10 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
-import { GitCommandError, Git, lastLines } from '../adapters/git.js';
+import { ifAbsent } from '../adapters/files.js';
+import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
+import { lastLines, ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import type { Source } from '../core/source.js';
 import { classifyHead, type HeadState } from './state.js';
@@ -51,7 +53,7 @@ export async function ensureCheckout(
 
   const target = checkoutDir(workdir);
   // Callers hold the workdir lock, so a side folder left here is from a run that died.
-  for (const entry of await readdir(workdir).catch(() => [] as string[])) {
+  for (const entry of await ifAbsent(readdir(workdir), [] as string[])) {
     if (entry.startsWith(`${path.basename(target)}.partial-`)) await rm(path.join(workdir, entry), { recursive: true, force: true });
   }
   const dir = existing ? target : `${target}.partial-${process.pid}`;
@@ -66,7 +68,7 @@ export async function ensureCheckout(
       await rename(dir, target);
     }
   } catch (error) {
-    // Cleaning up must not hide why the fetch failed.
+    // Cleaning up must not hide why the fetch failed: a folder that cannot be removed is left behind.
     if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
@@ -88,12 +90,12 @@ async function fetchPinned(git: Git, source: Source, commit: string, log: Logger
   try {
     await git.fetchCommit(source.location, commit, { depth: 1, local: source.kind === 'path' });
   } catch (error) {
-    if (!(error instanceof GitCommandError)) throw error;
+    if (!(error instanceof ProcessError)) throw error;
     log.debug(`git fetch said:\n${lastLines(error.stderr, 5)}`);
     const remote = await git.lsRemote(source.location).then(
       () => null,
       (lsError: unknown) => {
-        if (lsError instanceof GitCommandError) return lsError;
+        if (lsError instanceof ProcessError) return lsError;
         throw lsError;
       },
     );

@@ -20,14 +20,15 @@ import {
   type LineOrigin,
 } from '../core/docs.js';
 import { isUserError, UserError } from '../core/errors.js';
-import { fromLines, seriesSteps, toLines } from '../core/format.js';
+import { seriesSteps } from '../core/patch-apply.js';
+import { fromLines, toLines } from '../core/patch-text.js';
 import { buildPlan } from '../core/plan.js';
 import { checkoutDir, openCheckout } from './checkout.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
+  return git.fileAt(commit, file);
 }
 
 /** One page as the series leaves it, its pinned original, and where each of its lines comes from. */
@@ -56,6 +57,7 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
 
   // Python starts slowly: look for Sphinx while git reads the pinned files.
   const lookupPromise = findSphinx(env, ctx.log);
+  // Not a fallback: the promise is awaited below; this only keeps an early rejection from counting as unhandled meanwhile.
   lookupPromise.catch(() => undefined);
   const pinnedCommit = ctx.config.upstream.commit;
   const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);

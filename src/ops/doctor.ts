@@ -148,7 +148,7 @@ export function checkOffline(plan: OfflinePlan): CheckResult[] {
 }
 
 /** The checks `test` needs before it starts a build. */
-export async function buildChecks(env: Env, workdir: string, mlx: boolean): Promise<CheckResult[]> {
+export async function buildToolChecks(env: Env, workdir: string, mlx: boolean): Promise<CheckResult[]> {
   const checks = await Promise.all([checkCmake(env), checkCompiler(env), checkNinja(env), checkCcache(env), checkDisk(workdir)]);
   if (mlx) checks.push(await checkBlas(env), ...(await checkXcode(env)));
   return checks;

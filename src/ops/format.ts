@@ -11,26 +11,14 @@ import { loadPlanInputs } from '../adapters/project.js';
 import type { Context } from '../commands/context.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
-import {
-  fromLines,
-  isCMakeFile,
-  isCppFile,
-  joinPatch,
-  mapFormattedBack,
-  nearestStyleFile,
-  preCommitPins,
-  seriesSteps,
-  splitPatch,
-  toLines,
-  unifiedDiff,
-  type PatchStep,
-  type SplitPatch,
-} from '../core/format.js';
+import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins, unifiedDiff } from '../core/format.js';
+import { seriesSteps, type PatchStep } from '../core/patch-apply.js';
+import { fromLines, joinPatch, splitPatch, toLines, type SplitPatch } from '../core/patch-text.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from '../core/plan.js';
+import { mapFormattedBack } from '../core/template-map.js';
 import { checkoutDir, openCheckout } from './checkout.js';
 import { gitDiffHunks } from './patch-diff.js';
 
-export const DEFAULT_CLANG_FORMAT = '21.1.8';
 export const DEFAULT_CMAKE_FORMAT = '0.6.13';
 
 export type FormatTool = 'clang-format' | 'cmake-format';
@@ -86,7 +74,7 @@ export interface FormatRun {
 }
 
 async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
+  return git.fileAt(commit, file);
 }
 
 /**

@@ -4,8 +4,9 @@ import { readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { download, extractZip } from '../adapters/archive.js';
-import { clangVersionText, libcxxVersionText } from '../adapters/clang.js';
+import { clangFailure, clangVersionText, libcxxVersionText } from '../adapters/clang.js';
 import type { Logger } from '../adapters/log.js';
+import { ProcessError } from '../adapters/process-error.js';
 import type { CheckResult } from '../core/checks.js';
 import { UserError } from '../core/errors.js';
 import { DEFAULT_METAL_CPP_URL, metalCppRelease, metalCppUrl, MIN_CLANG_MAJOR, MIN_LIBCXX_MAJOR, parseClangVersion, parseLibcxxVersion } from '../core/metal-typecheck.js';
@@ -66,13 +67,19 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
   });
 
   for (const command of explicit ? [chosen] : CANDIDATES) {
-    const ran = await clangVersionText(command, options.env);
-    if (ran.text === null) {
+    let text: string | null;
+    try {
+      text = await clangVersionText(command, options.env);
+    } catch (error) {
+      // A candidate that fails to run is passed over; CLANGXX that fails is the check's failure.
+      if (!(error instanceof ProcessError)) throw error;
       if (!explicit) continue;
-      if (ran.missing) return chosenFails(command.includes('/') ? 'no such file' : 'not found on PATH');
-      return chosenFails(`cannot run \`${command} --version\` (${ran.error})`);
+      return chosenFails(`cannot run \`${command} --version\` (${clangFailure(error)})`);
     }
-    const text = ran.text;
+    if (text === null) {
+      if (!explicit) continue;
+      return chosenFails(command.includes('/') ? 'no such file' : 'not found on PATH');
+    }
     const parsed = parseClangVersion(text);
     if (parsed === null) {
       if (explicit) return chosenFails(`\`${command} --version\` does not name a clang version ("${text.trim().split('\n')[0] ?? ''}")`);
@@ -85,7 +92,14 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
       continue;
     }
     log.debug(`Found ${command} ${parsed.version}; checking libc++`);
-    const libcxx = await libcxxVersionText(command, options.env);
+    let libcxx: { value: string | null; error: string | null };
+    try {
+      libcxx = { value: await libcxxVersionText(command, options.env), error: null };
+    } catch (error) {
+      if (!(error instanceof ProcessError)) throw error;
+      // The compiler's complaint (its first two lines) is the check's detail.
+      libcxx = { value: null, error: error.stderr.trim().split('\n').slice(0, 2).join(' ') };
+    }
     const lib = libcxx.value === null ? null : parseLibcxxVersion(libcxx.value);
     if (lib !== null && (lib.major >= MIN_LIBCXX_MAJOR || (platform === 'darwin' && parsed.apple))) {
       const toolchain: ClangToolchain = { command, version: parsed.version, major: parsed.major, apple: parsed.apple, libcxx: lib.version };

@@ -112,7 +112,7 @@ async function lane(
 }
 
 async function pinnedCMake(git: Git, commit: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:CMakeLists.txt`]).catch(() => null);
+  return git.fileAt(commit, 'CMakeLists.txt');
 }
 
 /** The PR's Metal-only TUs (`source_path`, `metal_test_file`) in the applied, current checkout. */

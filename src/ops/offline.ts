@@ -3,6 +3,7 @@ import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promi
 import os from 'node:os';
 import path from 'node:path';
 
+import { ifAbsent } from '../adapters/files.js';
 import { UserError } from '../core/errors.js';
 import { planOffline, type Dependency, type OfflinePlan } from '../core/offline.js';
 
@@ -60,7 +61,7 @@ export async function generateStandIns(plan: OfflinePlan): Promise<void> {
     if (dep.generate.kind === 'json-from-system') {
       // MLX uses ${json_SOURCE_DIR}/single_include/nlohmann.
       const link = path.join(dir, 'single_include', 'nlohmann');
-      if ((await readlink(link).catch(() => null)) !== SYSTEM.nlohmann) {
+      if ((await ifAbsent(readlink(link), null)) !== SYSTEM.nlohmann) {
         await rm(link, { recursive: true, force: true });
         await mkdir(path.dirname(link), { recursive: true });
         await symlink(SYSTEM.nlohmann, link);
@@ -85,7 +86,7 @@ export async function generateStandIns(plan: OfflinePlan): Promise<void> {
 }
 
 async function writeIfChanged(file: string, content: string): Promise<void> {
-  if ((await readFile(file, 'utf8').catch(() => null)) === content) return;
+  if ((await ifAbsent(readFile(file, 'utf8'), null)) === content) return;
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, content);
 }

@@ -1,4 +1,5 @@
-import { GitCommandError, type Git, type StatusEntry } from '../adapters/git.js';
+import type { Git, StatusEntry } from '../adapters/git.js';
+import { ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import { inputHashOf } from './tree.js';
 
@@ -76,7 +77,7 @@ export async function saveUserWork(
     try {
       stash = await git.stash(message, options.only ? entries.map((e) => e.path) : undefined);
     } catch (error) {
-      throw stashFailed(git, error instanceof GitCommandError ? error.stderr : (error as Error).message);
+      throw stashFailed(git, error instanceof ProcessError ? error.stderr : (error as Error).message);
     }
     if (stash === null) throw stashFailed(git, 'git stash made no stash although there are changes to save');
     const ref = backupRef('stash', now);

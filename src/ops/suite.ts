@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { ifAbsent } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { probe } from '../adapters/process.js';
@@ -15,7 +16,7 @@ import { lineOrigin } from '../core/origin.js';
 import { buildPlan, type ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
 import { checkoutDir, openCheckout } from './checkout.js';
-import { buildChecks, checkOffline } from './doctor.js';
+import { buildToolChecks, checkOffline } from './doctor.js';
 import { cacheRoot, generateStandIns, probeOffline } from './offline.js';
 import { classifyHead } from './state.js';
 import type { Context, GlobalOptions } from '../commands/context.js';
@@ -115,6 +116,7 @@ export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, str
   const root = path.join(ctx.workdir, 'baseline');
   const buildDir = path.join(root, `build-${setup.key}`);
   const resultsFile = path.join(root, `results-${pinned.slice(0, 12)}-${setup.key}.json`);
+  // A saved result that is missing, unreadable or not JSON is no saved result: the baseline runs again.
   const saved = await readFile(resultsFile, 'utf8').then((t) => JSON.parse(t) as { commit: string; run: DoctestRun }).catch(() => null);
   if (saved && saved.commit === pinned) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
@@ -165,8 +167,8 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
     ctx.log.warn(`${LOCAL_EDITS_NOTE}: ${shown}`);
   }
 
-  const needsBlas = /find_package\(BLAS/.test(await readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8').catch(() => ''));
-  const checks: CheckResult[] = await buildChecks(options.env, ctx.workdir, needsBlas);
+  const needsBlas = /find_package\(BLAS/.test(await ifAbsent(readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8'), ''));
+  const checks: CheckResult[] = await buildToolChecks(options.env, ctx.workdir, needsBlas);
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
   if (!checksPass(checks)) {
     throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {
@@ -261,6 +263,7 @@ export async function currentSavedRun(ctx: Context, options: TestOptions): Promi
   const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
   const setup = await prepareBuild(ctx, options);
   const buildDir = path.join(ctx.workdir, `build-${setup.key}`);
+  // A saved run that is missing, unreadable or not JSON is no saved run: the tests run again.
   const saved = await readFile(lastRunFile(buildDir), 'utf8')
     .then((t) => JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData })
     .catch(() => null);

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { GitCommandError, type Git } from '../adapters/git.js';
+import type { Git } from '../adapters/git.js';
+import { ProcessError } from '../adapters/process-error.js';
 import { diagnoseFile, preImageBlobs, type Conflict } from '../core/conflict.js';
 import type { ApplyPlan } from '../core/plan.js';
 
@@ -46,7 +47,7 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: { threeWay?:
       try {
         await index.applyToIndex(patchFile, { threeWay: options.threeWay ?? false });
       } catch (error) {
-        if (!(error instanceof GitCommandError)) throw error;
+        if (!(error instanceof ProcessError)) throw error;
         conflicts.push(...(await diagnosePatch(index, patch.name, patch.files, patch.text, patchFile, error.stderr)));
       }
     }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { Git, GitCommandError } from '../../src/adapters/git.js';
+import { Git } from '../../src/adapters/git.js';
+import { ProcessError } from '../../src/adapters/process-error.js';
 import { git, makeProject, makeUpstream, runCli, snapshot } from '../support/repos.js';
 
 let upstream: { dir: string; sha: string };
@@ -148,7 +149,7 @@ describe('git adapter', () => {
     expect(() => git(dir, 'stash', 'apply', '--quiet')).toThrow();
     // `git stash push` now prints "needs merge" on stdout and exits 1.
     const adapter = new Git(dir, createLogger({ stream: process.stderr }), process.env);
-    await expect(adapter.raw(['stash', 'push', '--quiet', '-m', 'x'])).rejects.toBeInstanceOf(GitCommandError);
+    await expect(adapter.raw(['stash', 'push', '--quiet', '-m', 'x'])).rejects.toBeInstanceOf(ProcessError);
     await expect(adapter.raw(['stash', 'push', '--quiet', '-m', 'x'])).rejects.toThrow(/needs merge/);
   });
 });

@@ -150,7 +150,8 @@ describe('chooseSource', () => {
 describe('schema/config.schema.json', () => {
   it('matches the zod schema (run `npm run gen-schema` after changing it)', async () => {
     const { readFileSync } = await import('node:fs');
-    const { configJsonSchema } = await import('../../src/core/schema.js');
-    expect(readFileSync(new URL('../../schema/config.schema.json', import.meta.url), 'utf8')).toBe(configJsonSchema());
+    const { configJsonSchema } = await import('../../scripts/gen-schema.mjs');
+    const { ConfigSchema } = await import('../../src/core/config.js');
+    expect(readFileSync(new URL('../../schema/config.schema.json', import.meta.url), 'utf8')).toBe(configJsonSchema(ConfigSchema));
   });
 });

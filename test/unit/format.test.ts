@@ -2,17 +2,11 @@ import { describe, expect, it } from 'vitest';
 
 import { templateVariables } from '../../src/core/config.js';
 import { UserError } from '../../src/core/errors.js';
-import {
-  isCMakeFile,
-  isCppFile,
-  joinPatch,
-  mapFormattedBack,
-  nearestStyleFile,
-  preCommitPins,
-  seriesSteps,
-  splitPatch,
-} from '../../src/core/format.js';
+import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins } from '../../src/core/format.js';
+import { seriesSteps } from '../../src/core/patch-apply.js';
+import { joinPatch, splitPatch } from '../../src/core/patch-text.js';
 import { renderString } from '../../src/core/render.js';
+import { mapFormattedBack } from '../../src/core/template-map.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 
 const variables = templateVariables(RFC_VARIABLES);

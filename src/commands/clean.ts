@@ -1,7 +1,6 @@
 import { withLock } from '../adapters/lock.js';
 import { describeCheckoutWork, formatBytes, type WorkdirItem } from '../core/clean.js';
 import { UserError } from '../core/errors.js';
-import { openCheckout } from '../ops/checkout.js';
 import { checkoutWork, inspectWorkdir, removeItems, type MeasuredItem } from '../ops/clean.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -37,7 +36,7 @@ export async function clean(options: CleanOptions): Promise<CommandResult<CleanD
       const data: CleanData = { ...base, remove: [], keep: (found?.keep ?? []).map(keepEntry), bytes: 0 };
       return { data, lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(found?.keep ?? [])] };
     }
-    const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
+    const git = await ctx.checkout();
     if (all && git !== null) {
       const reasons = describeCheckoutWork(await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch), git.dir);
       if (reasons.length) {

@@ -1,7 +1,5 @@
-import { loadPlanInputs } from '../adapters/project.js';
 import type { Conflict } from '../core/conflict.js';
-import { buildPlan, plannedPaths } from '../core/plan.js';
-import { checkoutDir, openCheckout } from '../ops/checkout.js';
+import { plannedPaths } from '../core/plan.js';
 import { classifyHead, type HeadState } from '../ops/state.js';
 import { buildTree } from '../ops/tree.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
@@ -25,11 +23,11 @@ export interface StatusData {
 
 export async function status(options: GlobalOptions): Promise<CommandResult<StatusData>> {
   const ctx = await loadContext(options);
-  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+  const { plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
   const data: StatusData = {
     command: 'status',
-    checkout: checkoutDir(ctx.workdir),
+    checkout: ctx.layout.checkout,
     pinned,
     pinnedVersion: ctx.config.upstream.version,
     head: null,
@@ -40,7 +38,7 @@ export async function status(options: GlobalOptions): Promise<CommandResult<Stat
     dirty: [],
     conflicts: [],
   };
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
+  const git = await ctx.checkout();
   if (git === null) return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
 
   const head = await classifyHead(git, pinned);

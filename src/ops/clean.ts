@@ -3,6 +3,7 @@ import path from 'node:path';
 import { diskUsage, listFolder, removeTree } from '../adapters/files.js';
 import type { Git } from '../adapters/git.js';
 import { planClean, type CheckoutWork, type WorkdirItem } from '../core/clean.js';
+import { WORKDIR_NAMES } from '../core/workdir.js';
 import { classifyHead } from './state.js';
 
 export interface MeasuredItem extends WorkdirItem {
@@ -42,7 +43,7 @@ export async function checkoutWork(git: Git, pinned: string, toolBranch: string)
  */
 export async function removeItems(items: readonly MeasuredItem[], checkout: Git | null): Promise<void> {
   for (const item of items) await removeTree(item.path);
-  if (checkout !== null && !items.some((i) => i.name === 'mlx') && items.some((i) => i.holdsWorktree)) {
+  if (checkout !== null && !items.some((i) => i.name === WORKDIR_NAMES.checkout) && items.some((i) => i.holdsWorktree)) {
     await checkout.raw(['worktree', 'prune']);
   }
 }

@@ -1,9 +1,7 @@
 import path from 'node:path';
 
 import type { Git } from '../adapters/git.js';
-import { loadPlanInputs } from '../adapters/project.js';
 import { buildDummy, findSphinx, type Sphinx } from '../adapters/sphinx.js';
-import type { Context } from '../commands/context.js';
 import type { CheckResult } from '../core/checks.js';
 import {
   docsCheckResult,
@@ -19,10 +17,10 @@ import {
   type DocsReport,
   type LineOrigin,
 } from '../core/docs.js';
-import { isUserError, UserError } from '../core/errors.js';
+import { isUserError } from '../core/errors.js';
 import { fromLines, seriesSteps, toLines } from '../core/format.js';
-import { buildPlan } from '../core/plan.js';
-import { checkoutDir, openCheckout } from './checkout.js';
+import { requirePinnedCheckout } from './checkout.js';
+import type { Context } from './context.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -48,8 +46,7 @@ interface Page {
  * label defined on another page) are in both builds and cancel out.
  */
 export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
-  const inputs = await loadPlanInputs(ctx.projectRoot, ctx.config);
-  const plan = buildPlan(inputs);
+  const { inputs, plan } = await ctx.project();
   const added = plan.files.filter((f) => isDocsFile(f.path));
   const changed = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)).filter(isDocsFile))];
   if (added.length === 0 && changed.length === 0) return { sphinx: null, reason: null, files: [] };
@@ -58,12 +55,7 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   const lookupPromise = findSphinx(env, ctx.log);
   lookupPromise.catch(() => undefined);
   const pinnedCommit = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null || !(await git.hasCommit(pinnedCommit))) {
-    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${checkoutDir(ctx.workdir)}.`, {
-      hint: 'Run `mlx-storage-pr apply` first: the docs check reads the pinned pages from the checkout.',
-    });
-  }
+  const git = await requirePinnedCheckout(ctx, { hint: ': the docs check reads the pinned pages from the checkout.' });
   const touched = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)))];
   const pinnedContent = new Map<string, string | null>();
   for (const file of touched) pinnedContent.set(file, await showPinned(git, pinnedCommit, file));

@@ -7,8 +7,6 @@ import { diffArrays } from 'diff';
 import { loadClangFormat } from '../adapters/clang-format.js';
 import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
 import type { Git } from '../adapters/git.js';
-import { loadPlanInputs } from '../adapters/project.js';
-import type { Context } from '../commands/context.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import {
@@ -27,7 +25,9 @@ import {
   type SplitPatch,
 } from '../core/format.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from '../core/plan.js';
-import { checkoutDir, openCheckout } from './checkout.js';
+import { applySeries } from './apply.js';
+import { requirePinnedCheckout } from './checkout.js';
+import type { Context } from './context.js';
 import { gitDiffHunks } from './patch-diff.js';
 
 export const DEFAULT_CLANG_FORMAT = '21.1.8';
@@ -95,16 +95,11 @@ async function showPinned(git: Git, commit: string, file: string): Promise<strin
  * New files are formatted whole; patched files only on the lines the patch
  * adds, so MLX's own lines stay as they are.
  */
-export async function checkFormatting(ctx: Context, env: Readonly<Record<string, string | undefined>>): Promise<FormatRun> {
-  const inputs = await loadPlanInputs(ctx.projectRoot, ctx.config);
-  const plan = buildPlan(inputs);
+export async function checkFormatting(ctx: Context): Promise<FormatRun> {
+  const env = ctx.env;
+  const { inputs, plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null || !(await git.hasCommit(pinned))) {
-    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${checkoutDir(ctx.workdir)}.`, {
-      hint: 'Run `mlx-storage-pr apply` first: format reads MLX\'s .clang-format and the pinned files from the checkout.',
-    });
-  }
+  const git = await requirePinnedCheckout(ctx, { hint: ": format reads MLX's .clang-format and the pinned files from the checkout." });
 
   const pins = preCommitPins((await showPinned(git, pinned, '.pre-commit-config.yaml')) ?? '');
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
@@ -117,7 +112,7 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
   const wantCMake = pins.cmakeFormat ?? DEFAULT_CMAKE_FORMAT;
   const cmakeFiles = [...plan.files.map((f) => f.path), ...plan.patches.flatMap((p) => p.files.map((f) => f.path))].filter(isCMakeFile);
   const cmakeLookup = cmakeFiles.length ? await findCMakeFormat(wantCMake, env, ctx.log) : { tool: null, reason: 'no CMake files in the PR' };
-  const checkout = checkoutDir(ctx.workdir);
+  const checkout = ctx.layout.checkout;
   const cmakeConfig = ['.cmake-format.yaml', '.cmake-format.json', '.cmake-format.py', 'cmake-format.yaml', 'cmake-format.json', 'cmake-format.py']
     .map((f) => path.join(checkout, f))
     .find((f) => existsSync(f));
@@ -286,4 +281,18 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
   ];
   for (const [file, text] of writes) await writeFile(path.join(ctx.projectRoot, file), text);
   return writes.map(([file]) => file);
+}
+
+/**
+ * Checks the formatting; with `fix`, writes the fixes into templates/ and
+ * patches/, applies the new series so the checkout matches, and checks again.
+ */
+export async function formatSeries(ctx: Context, options: { fix?: boolean | undefined }): Promise<{ run: FormatRun; fixed: string[] }> {
+  const run = await checkFormatting(ctx);
+  if (!options.fix || run.fixable.length === 0) return { run, fixed: [] };
+  const fixed = await writeFormatFixes(ctx, run);
+  ctx.log.info(`Rewrote ${fixed.join(', ')}; applying the series again so the checkout matches.`);
+  await ctx.reloadProject();
+  await applySeries(ctx, {});
+  return { run: await checkFormatting(ctx), fixed };
 }

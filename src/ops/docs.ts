@@ -18,7 +18,7 @@ import {
   type LineOrigin,
 } from '../core/docs.js';
 import { isUserError } from '../core/errors.js';
-import { fromLines, seriesSteps, toLines } from '../core/format.js';
+import { fromLines, seriesSteps, toLines } from '../core/patch.js';
 import { requirePinnedCheckout } from './checkout.js';
 import type { Context } from './context.js';
 

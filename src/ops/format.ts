@@ -9,21 +9,8 @@ import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/c
 import type { Git } from '../adapters/git.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
-import {
-  fromLines,
-  isCMakeFile,
-  isCppFile,
-  joinPatch,
-  mapFormattedBack,
-  nearestStyleFile,
-  preCommitPins,
-  seriesSteps,
-  splitPatch,
-  toLines,
-  unifiedDiff,
-  type PatchStep,
-  type SplitPatch,
-} from '../core/format.js';
+import { isCMakeFile, isCppFile, mapFormattedBack, nearestStyleFile, preCommitPins, unifiedDiff } from '../core/format.js';
+import { fromLines, joinPatch, seriesSteps, splitPatch, toLines, type PatchStep, type SplitPatch } from '../core/patch.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from '../core/plan.js';
 import { applySeries } from './apply.js';
 import { requirePinnedCheckout } from './checkout.js';

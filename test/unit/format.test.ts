@@ -2,16 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { templateVariables } from '../../src/core/config.js';
 import { UserError } from '../../src/core/errors.js';
-import {
-  isCMakeFile,
-  isCppFile,
-  joinPatch,
-  mapFormattedBack,
-  nearestStyleFile,
-  preCommitPins,
-  seriesSteps,
-  splitPatch,
-} from '../../src/core/format.js';
+import { isCMakeFile, isCppFile, mapFormattedBack, nearestStyleFile, preCommitPins } from '../../src/core/format.js';
+import { joinPatch, seriesSteps, splitPatch } from '../../src/core/patch.js';
 import { renderString } from '../../src/core/render.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 

@@ -126,6 +126,19 @@ export async function prepareWorktree(ctx: Context, git: Git, tree: TreeLayout, 
   return worktree;
 }
 
+/** A file's content at `commit`, or null when the commit does not have it. */
+export async function showAt(git: Git, commit: string, file: string): Promise<string | null> {
+  // git show fails exactly when the path is not in that commit (the commit itself is checked by the callers).
+  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
+}
+
+/** The content at `commit` of each of `files` (null: not there). */
+export async function contentsAt(git: Git, commit: string, files: readonly string[]): Promise<Map<string, string | null>> {
+  const result = new Map<string, string | null>();
+  for (const file of files) result.set(file, await showAt(git, commit, file));
+  return result;
+}
+
 /** What git says when the other side is there but is not a repository. */
 const NOT_A_REPOSITORY = /does not appear to be a git repository|not a git repository|repository '[^']*' not found|Repository not found/i;
 

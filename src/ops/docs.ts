@@ -1,6 +1,5 @@
 import path from 'node:path';
 
-import type { Git } from '../adapters/git.js';
 import { buildDummy, findSphinx, type Sphinx } from '../adapters/sphinx.js';
 import type { CheckResult } from '../core/checks.js';
 import {
@@ -18,15 +17,13 @@ import {
   type LineOrigin,
 } from '../core/docs.js';
 import { isUserError } from '../core/errors.js';
-import { fromLines, seriesSteps, toLines } from '../core/patch.js';
-import { requirePinnedCheckout } from './checkout.js';
+import { fromLines, toLines } from '../core/patch.js';
+import { patchedPaths, planSteps } from '../core/plan.js';
+import { contentsAt, requirePinnedCheckout } from './checkout.js';
 import type { Context } from './context.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
-}
 
 /** One page as the series leaves it, its pinned original, and where each of its lines comes from. */
 interface Page {
@@ -56,13 +53,8 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   lookupPromise.catch(() => undefined);
   const pinnedCommit = ctx.config.upstream.commit;
   const git = await requirePinnedCheckout(ctx, { hint: ': the docs check reads the pinned pages from the checkout.' });
-  const touched = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)))];
-  const pinnedContent = new Map<string, string | null>();
-  for (const file of touched) pinnedContent.set(file, await showPinned(git, pinnedCommit, file));
-  const steps = seriesSteps(
-    plan.patches.map((p) => ({ name: p.name, raw: inputs.patches.get(p.name) ?? '', rendered: p.text })),
-    pinnedContent,
-  );
+  const pinnedContent = await contentsAt(git, pinnedCommit, patchedPaths(plan));
+  const steps = planSteps(plan, inputs, pinnedContent);
 
   const pages: Page[] = added.map((f) => ({
     path: f.path,

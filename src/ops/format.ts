@@ -10,10 +10,10 @@ import type { Git } from '../adapters/git.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import { isCMakeFile, isCppFile, mapFormattedBack, nearestStyleFile, preCommitPins, unifiedDiff } from '../core/format.js';
-import { fromLines, joinPatch, seriesSteps, splitPatch, toLines, type PatchStep, type SplitPatch } from '../core/patch.js';
-import { buildPlan, type ApplyPlan, type PlanInputs } from '../core/plan.js';
+import { fromLines, joinPatch, splitPatch, toLines, type PatchStep, type SplitPatch } from '../core/patch.js';
+import { buildPlan, patchedPaths, planSteps, type ApplyPlan, type PlanInputs } from '../core/plan.js';
 import { applySeries } from './apply.js';
-import { requirePinnedCheckout } from './checkout.js';
+import { contentsAt, requirePinnedCheckout, showAt } from './checkout.js';
 import type { Context } from './context.js';
 import { gitDiffHunks } from './patch-diff.js';
 
@@ -72,9 +72,6 @@ export interface FormatRun {
   git: Git;
 }
 
-async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:${file}`]).catch(() => null);
-}
 
 /**
  * Formats every C++ and CMake file the PR adds or changes, as the rendered
@@ -88,12 +85,12 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
   const pinned = ctx.config.upstream.commit;
   const git = await requirePinnedCheckout(ctx, { hint: ": format reads MLX's .clang-format and the pinned files from the checkout." });
 
-  const pins = preCommitPins((await showPinned(git, pinned, '.pre-commit-config.yaml')) ?? '');
+  const pins = preCommitPins((await showAt(git, pinned, '.pre-commit-config.yaml')) ?? '');
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
     .split('\n')
     .filter((f) => path.posix.basename(f) === '.clang-format');
   const styles = new Map<string, string>();
-  for (const file of styleFiles) styles.set(file, (await showPinned(git, pinned, file)) ?? '');
+  for (const file of styleFiles) styles.set(file, (await showAt(git, pinned, file)) ?? '');
 
   const cf = await loadClangFormat();
   const wantCMake = pins.cmakeFormat ?? DEFAULT_CMAKE_FORMAT;
@@ -152,13 +149,8 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
     }
   }
 
-  const touched = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)))];
-  const pinnedContent = new Map<string, string | null>();
-  for (const file of touched) pinnedContent.set(file, await showPinned(git, pinned, file));
-  const steps = seriesSteps(
-    plan.patches.map((p) => ({ name: p.name, raw: inputs.patches.get(p.name) ?? '', rendered: p.text })),
-    pinnedContent,
-  );
+  const pinnedContent = await contentsAt(git, pinned, patchedPaths(plan));
+  const steps = planSteps(plan, inputs, pinnedContent);
   for (const [index, step] of steps.entries()) {
     const origin = `patches/${step.patch}`;
     const post = fromLines({ lines: step.post.rendered, eofNewline: step.post.eofNewline });
@@ -248,10 +240,7 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
     patches: new Map([...run.inputs.patches].map(([name, text]) => [name, patches.has(name) ? joinPatch(patches.get(name) as SplitPatch) : text])),
   };
   const plan = buildPlan(newInputs);
-  const newSteps = seriesSteps(
-    plan.patches.map((p) => ({ name: p.name, raw: newInputs.patches.get(p.name) ?? '', rendered: p.text })),
-    run.pinnedContent,
-  );
+  const newSteps = planSteps(plan, newInputs, run.pinnedContent);
   for (const item of run.fixable) {
     let result: string | undefined;
     if (item.template) result = plan.files.find((f) => f.template === item.template?.file)?.content;

@@ -5,7 +5,6 @@ import path from 'node:path';
 
 import { exportGitTree } from '../adapters/archive.js';
 import { compile } from '../adapters/clang.js';
-import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import type { Logger } from '../adapters/log.js';
 import { quote } from '../adapters/process.js';
@@ -21,7 +20,7 @@ import {
   type TypeCheckJob,
   type TypeCheckOutcome,
 } from '../core/metal-typecheck.js';
-import { ensureCheckout, requireAppliedCheckout } from './checkout.js';
+import { ensureCheckout, requireAppliedCheckout, showAt } from './checkout.js';
 import type { Context } from './context.js';
 import { requireMetalToolchain, resolveMetalCpp, type ClangToolchain } from './metal-toolchain.js';
 
@@ -106,10 +105,6 @@ async function lane(
   };
 }
 
-async function pinnedCMake(git: Git, commit: string): Promise<string | null> {
-  return git.raw(['show', `${commit}:CMakeLists.txt`]).catch(() => null);
-}
-
 /** The PR's Metal-only TUs (`source_path`, `metal_test_file`) in the applied, current checkout. */
 export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<LaneResult> {
   const clang = await requireMetalToolchain(ctx.env, ctx.log, ctx.platform);
@@ -124,7 +119,7 @@ export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<L
   return lane('pr', ctx, options, {
     clang,
     mlxRoot: git.dir,
-    cmakeText: await pinnedCMake(git, pinned),
+    cmakeText: await showAt(git, pinned, 'CMakeLists.txt'),
     jobs: () => tus.map((tu) => ({ label: tu, file: path.join(git.dir, tu), expect: 'pass' as const, flags: [] })),
   });
 }
@@ -157,7 +152,7 @@ export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Pro
   return lane('self-test', ctx, options, {
     clang,
     mlxRoot: root,
-    cmakeText: await pinnedCMake(git, pinned),
+    cmakeText: await showAt(git, pinned, 'CMakeLists.txt'),
     jobs: () => selfTestJobs(root, tus, SHIMS_SELFTEST_DIR),
   });
 }

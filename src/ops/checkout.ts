@@ -95,15 +95,28 @@ export async function requirePinnedCheckout(ctx: Context, need: CheckoutNeed): P
  * The checkout, which must hold the current series: HEAD is the commit
  * `apply` made from templates/ and patches/ as they are now.
  */
-export async function requireAppliedCheckout(ctx: Context, need: CheckoutNeed & { message?: (head: HeadState | null) => string }): Promise<{ git: Git; plan: ApplyPlan; head: HeadState & { kind: 'applied' } }> {
+export async function requireAppliedCheckout(ctx: Context, need: CheckoutNeed & { message?: (head: HeadState | null) => string }): Promise<AppliedCheckout> {
+  const found = await inspectCheckout(ctx);
+  if (found.current === null) {
+    const message = need.message?.(found.head) ?? `The checkout in ${ctx.layout.checkout} does not hold the current series.`;
+    throw new UserError('NOT_APPLIED', message, { hint: `Run \`mlx-storage-pr apply\` first${need.hint}` });
+  }
+  return found.current;
+}
+
+export interface AppliedCheckout {
+  git: Git;
+  plan: ApplyPlan;
+  head: HeadState & { kind: 'applied' };
+}
+
+/** The checkout's HEAD (null: no checkout), and the checkout itself when it holds the current series. */
+export async function inspectCheckout(ctx: Context): Promise<{ head: HeadState | null; current: AppliedCheckout | null }> {
   const git = await ctx.checkout();
   const { plan } = await ctx.project();
   const head = git ? await classifyHead(git, ctx.config.upstream.commit) : null;
-  if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash) {
-    const message = need.message?.(head) ?? `The checkout in ${ctx.layout.checkout} does not hold the current series.`;
-    throw new UserError('NOT_APPLIED', message, { hint: `Run \`mlx-storage-pr apply\` first${need.hint}` });
-  }
-  return { git, plan, head };
+  if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash) return { head, current: null };
+  return { head, current: { git, plan, head } };
 }
 
 /**

@@ -12,11 +12,10 @@ import { UserError } from '../core/errors.js';
 import { lineOrigin } from '../core/origin.js';
 import type { ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
-import { prepareWorktree, requireAppliedCheckout } from './checkout.js';
+import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from './checkout.js';
 import type { Context } from './context.js';
 import { buildChecks, checkOffline } from './doctor.js';
 import { generateStandIns, probeOffline } from './offline.js';
-import { classifyHead } from './state.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
 export interface SuiteOptions {
@@ -241,8 +240,7 @@ async function mtime(file: string): Promise<number | null> {
  * options and the test binary are all unchanged since; otherwise null.
  */
 export async function currentSavedRun(ctx: Context, options: SuiteOptions): Promise<TestData | null> {
-  const git = await ctx.checkout();
-  if (git === null) return null;
+  if ((await ctx.checkout()) === null) return null;
   const { plan } = await ctx.project();
   const setup = await prepareBuild(ctx, options);
   const buildDir = ctx.layout.patched.build(setup.key);
@@ -250,8 +248,7 @@ export async function currentSavedRun(ctx: Context, options: SuiteOptions): Prom
     .then((t) => JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData })
     .catch(() => null);
   if (!saved || saved.inputHash !== plan.inputHash || saved.filter !== null || !saved.data.baseline.used) return null;
-  const head = await classifyHead(git, ctx.config.upstream.commit);
-  if (head.kind !== 'applied' || head.inputHash !== plan.inputHash) return null;
+  if ((await inspectCheckout(ctx)).current === null) return null;
   if (saved.binaryMtimeMs !== (await mtime(path.join(buildDir, ctx.config.build.testBinary)))) return null;
   return saved.data;
 }

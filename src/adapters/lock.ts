@@ -2,6 +2,7 @@ import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
+import { WORKDIR_NAMES } from '../core/workdir.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -20,7 +21,7 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
   await mkdir(workdir, { recursive: true }).catch((error: unknown) => {
     throw permissionErrorFrom(error) ?? error;
   });
-  const file = path.join(workdir, '.lock');
+  const file = path.join(workdir, WORKDIR_NAMES.lock);
   for (let attempt = 0; ; attempt++) {
     try {
       // Written aside, then linked into place: a lock file is never seen empty,

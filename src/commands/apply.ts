@@ -1,135 +1,35 @@
-import { uninterruptible } from '../adapters/interrupt.js';
-import { withLock } from '../adapters/lock.js';
-import { loadPlanInputs } from '../adapters/project.js';
-import { formatConflict, type Conflict } from '../core/conflict.js';
-import { UserError } from '../core/errors.js';
-import { buildPlan, plannedPaths, type ApplyPlan } from '../core/plan.js';
-import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
-import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
-import { appliedCommitMessage, buildTree } from '../ops/tree.js';
+import type { ApplyPlan } from '../core/plan.js';
+import { applySeries, type ApplyData, type ApplySeriesOptions } from '../ops/apply.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
-export interface ApplyOptions extends GlobalOptions {
-  dryRun?: boolean | undefined;
-  force?: boolean | undefined;
-  threeWay?: boolean | undefined;
-}
+export type { ApplyData, ApplyStatus } from '../ops/apply.js';
 
-export type ApplyStatus = 'applied' | 'already-applied' | 'would-apply' | 'would-clone';
-
-export interface ApplyData {
-  command: 'apply';
-  status: ApplyStatus;
-  checkout: string;
-  pinned: string;
-  head: string | null;
-  branch: string;
-  inputHash: string;
-  files: string[];
-  patches: string[];
-  changed: string[];
-  localEdits: string[];
-  fetched: boolean;
-  saved?: SavedWork;
-}
-
-export function conflictError(conflicts: Conflict[], options: { threeWay?: boolean } = {}): UserError {
-  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit${options.threeWay ? ', not even with a three-way merge' : ''}:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
-    hint: options.threeWay
-      ? 'The three-way merge could not resolve it either (the patch needs an `index` line naming a blob the checkout has, and changes that do not overlap upstream\'s). Refresh the named patch by hand: edit the file in the checkout, then `git diff`.'
-      : 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
-    details: { conflicts },
-  });
-}
+export interface ApplyOptions extends GlobalOptions, ApplySeriesOptions {}
 
 export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyData>> {
   const ctx = await loadContext(options);
-  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
-  const pinned = ctx.config.upstream.commit;
-  const base = {
-    command: 'apply' as const,
-    checkout: checkoutDir(ctx.workdir),
-    pinned,
-    branch: ctx.config.branch,
-    inputHash: plan.inputHash,
-    files: plan.files.map((f) => f.path),
-    patches: plan.patches.map((p) => p.name),
-  };
+  const data = await applySeries(ctx, options);
+  const { plan } = await ctx.project();
+  return { data, lines: applyLines(data, plan, ctx.source.display, ctx.config.upstream.version) };
+}
 
-  // Without a checkout a dry run only reads the project, so it takes no lock and creates no workdir.
-  if (options.dryRun && (await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
-    const data: ApplyData = { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
-    return { data, lines: [`[dry run] Would fetch MLX ${pinned.slice(0, 12)} from ${ctx.source.display} into ${base.checkout}`, ...planLines(plan)] };
+function applyLines(data: ApplyData, plan: ApplyPlan, source: string, version: string): string[] {
+  switch (data.status) {
+    case 'would-clone':
+      return [`[dry run] Would fetch MLX ${data.pinned.slice(0, 12)} from ${source} into ${data.checkout}`, ...planLines(plan)];
+    case 'already-applied':
+      return [
+        'Already applied: the checkout matches templates/ and patches/. Nothing to do.',
+        ...(data.localEdits.length ? [`Local edits in the checkout (kept): ${data.localEdits.join(', ')}`] : []),
+      ];
+    case 'would-apply':
+      return [`[dry run] Would update ${data.changed.length} file(s) in ${data.checkout}:`, ...data.changed.map((p) => `  ${p}`)];
+    case 'applied':
+      return [
+        `Applied ${plan.files.length} template(s) and ${plan.patches.length} patch(es) onto MLX ${version} (${data.pinned.slice(0, 12)}) in ${data.checkout}`,
+        ...data.changed.map((p) => `  ${p}`),
+      ];
   }
-
-  return withLock(ctx.workdir, 'apply', async () => {
-
-    // A new checkout gets its files from the applied commit directly, written once.
-    const { git, fetched, head, created } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env, { files: false });
-    const paths = plannedPaths(plan);
-
-    if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
-      const localEdits = (await git.status(paths)).map((e) => e.path);
-      const data: ApplyData = { ...base, status: 'already-applied', head: head.commit, changed: [], localEdits, fetched };
-      const lines = ['Already applied: the checkout matches templates/ and patches/. Nothing to do.'];
-      if (localEdits.length) lines.push(`Local edits in the checkout (kept): ${localEdits.join(', ')}`);
-      return { data, lines };
-    }
-
-    const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
-    if (built.tree === null) {
-      // A checkout without files yet gets the pinned commit, to refresh the patch against.
-      if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
-      throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
-    }
-
-    const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
-    const current = head.kind === 'empty' ? pinned : head.commit;
-    const changed = await git.changedPaths(current, commit);
-    // A checkout made by this run has no files yet, so nothing of the user's can be in the way.
-    if (!created) await verifyNoUnmerged(git);
-    const dirtyEntries = created ? [] : await git.status(changed);
-    const dirty = dirtyEntries.map((e) => e.path);
-
-    if (head.kind === 'foreign' && !options.force) {
-      throw new UserError('FOREIGN_HEAD', `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`, {
-        hint: 'Run `mlx-storage-pr reset` (it saves your commits and edits first), or `apply --force` to save them and apply.',
-        details: { head: head.commit, pinned },
-      });
-    }
-    if (dirty.length > 0 && !options.force) {
-      throw new UserError('DIRTY_CHECKOUT', `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`, {
-        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
-        details: { dirty },
-      });
-    }
-
-    if (options.dryRun) {
-      const data: ApplyData = { ...base, status: 'would-apply', head: head.kind === 'empty' ? null : head.commit, changed, localEdits: dirty, fetched };
-      return { data, lines: [`[dry run] Would update ${changed.length} file(s) in ${git.dir}:`, ...changed.map((p) => `  ${p}`)] };
-    }
-
-    // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
-    const saved = await uninterruptible(async () => {
-      let kept: SavedWork | undefined;
-      if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
-        kept = await saveUserWork(git, dirtyEntries, { reason: 'apply', only: true, ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
-      }
-      await git.checkoutBranch(ctx.config.branch, commit);
-      const after = await classifyHead(git, pinned);
-      if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
-        throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
-          hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
-        });
-      }
-      return kept;
-    });
-    const data: ApplyData = { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
-    const lines = [`Applied ${plan.files.length} template(s) and ${plan.patches.length} patch(es) onto MLX ${ctx.config.upstream.version} (${pinned.slice(0, 12)}) in ${git.dir}`];
-    lines.push(...changed.map((p) => `  ${p}`));
-    if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
-    return { data, lines };
-  });
 }
 
 function planLines(plan: ApplyPlan): string[] {

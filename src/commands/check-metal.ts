@@ -21,7 +21,7 @@ export interface CheckMetalData extends Omit<LaneResult, 'summary'> {
 
 export async function checkMetal(options: CheckMetalOptions): Promise<CommandResult<CheckMetalData>> {
   const ctx = await loadContext(options);
-  const lane: LaneOptions = { env: options.env, cwd: options.cwd, metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] };
+  const lane: LaneOptions = { metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] };
   const result = options.selfTest ? await typeCheckSelfTest(ctx, lane) : await typeCheckPr(ctx, lane);
   const { summary, ...rest } = result;
   const lines = [...summary.lines];

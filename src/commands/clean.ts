@@ -1,8 +1,5 @@
-import { withLock } from '../adapters/lock.js';
-import { describeCheckoutWork, formatBytes, type WorkdirItem } from '../core/clean.js';
-import { UserError } from '../core/errors.js';
-import { openCheckout } from '../ops/checkout.js';
-import { checkoutWork, inspectWorkdir, removeItems, type MeasuredItem } from '../ops/clean.js';
+import { formatBytes, type WorkdirItem } from '../core/clean.js';
+import { cleanWorkdir, type MeasuredItem } from '../ops/clean.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface CleanOptions extends GlobalOptions {
@@ -21,47 +18,21 @@ export interface CleanData {
   bytes: number;
 }
 
-/**
- * Removes what the tool made in the workdir and can make again: build
- * folders, baselines, verify's and check-metal's trees, unfinished fetches.
- * `--all` also removes the checkout and downloads, but only when the
- * checkout holds none of the user's work.
- */
+/** `clean`: see `cleanWorkdir`. */
 export async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
   const ctx = await loadContext(options);
   const all = options.all ?? false;
-  const base = { command: 'clean' as const, workdir: ctx.workdir, all, removed: false };
-  const work = async (dryRun: boolean): Promise<CommandResult<CleanData>> => {
-    const found = await inspectWorkdir(ctx.workdir, all);
-    if (found === null || found.remove.length === 0) {
-      const data: CleanData = { ...base, remove: [], keep: (found?.keep ?? []).map(keepEntry), bytes: 0 };
-      return { data, lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(found?.keep ?? [])] };
-    }
-    const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-    if (all && git !== null) {
-      const reasons = describeCheckoutWork(await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch), git.dir);
-      if (reasons.length) {
-        throw new UserError('CHECKOUT_HAS_WORK', `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}\nNothing was removed.`, {
-          hint: `Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
-          details: { reasons },
-        });
-      }
-    }
-    const bytes = found.remove.reduce((sum, item) => sum + item.bytes, 0);
-    if (!dryRun) await removeItems(found.remove, git);
-    const data: CleanData = { ...base, removed: !dryRun, remove: found.remove.map(removeEntry), keep: found.keep.map(keepEntry), bytes };
-    const lines = [
-      `${dryRun ? 'Would remove' : 'Removed'} from ${ctx.workdir}:`,
-      ...found.remove.map(itemLine),
-      `${formatBytes(bytes).padStart(10)}  ${dryRun ? 'in all' : 'freed'}`,
-      ...keptLine(found.keep),
-    ];
-    return { data, lines };
-  };
-  if (options.dryRun) return work(true);
-  // A workdir that does not exist has nothing to clean; the lock would create it.
-  if ((await inspectWorkdir(ctx.workdir, all)) === null) return work(true);
-  return withLock(ctx.workdir, 'clean', () => work(false));
+  const dryRun = options.dryRun ?? false;
+  const outcome = await cleanWorkdir(ctx, { all, dryRun });
+  const data: CleanData = { command: 'clean', workdir: ctx.workdir, all, removed: outcome.removed, remove: outcome.remove.map(removeEntry), keep: outcome.keep.map(keepEntry), bytes: outcome.bytes };
+  if (outcome.remove.length === 0) return { data, lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(outcome.keep)] };
+  const lines = [
+    `${outcome.removed ? 'Removed' : 'Would remove'} from ${ctx.workdir}:`,
+    ...outcome.remove.map(itemLine),
+    `${formatBytes(outcome.bytes).padStart(10)}  ${outcome.removed ? 'freed' : 'in all'}`,
+    ...keptLine(outcome.keep),
+  ];
+  return { data, lines };
 }
 
 function itemLine(item: MeasuredItem): string {

@@ -4,7 +4,7 @@ import { askedCommands, doctorReport, DOCTOR_COMMANDS, neededIds, type CommandRe
 import type { CheckResult } from '../core/checks.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { machineChecks } from '../ops/readiness.js';
-import { cacheRoot, verifyDepsDir } from '../ops/offline.js';
+import { verifyDepsDir } from '../ops/offline.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface DoctorOptions extends GlobalOptions {
@@ -38,7 +38,7 @@ export async function doctor(options: DoctorOptions): Promise<CommandResult<Doct
     workdir: ctx.workdir,
     log: ctx.log,
     depsDir,
-    generatedRoot: path.join(cacheRoot(ctx.env), 'deps'),
+    generatedRoot: path.join(ctx.cacheRoot, 'deps'),
   });
   const report = doctorReport(commands, results, { offline });
   return {

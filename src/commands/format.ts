@@ -1,6 +1,6 @@
 import { ExitCode } from '../core/errors.js';
-import { checkFormatting, writeFormatFixes, type FormatFinding, type FormatReport } from '../ops/format.js';
-import { apply } from './apply.js';
+import { versionProblems } from '../ops/format-checks.js';
+import { formatSeries, type FormatFinding, type FormatReport } from '../ops/format.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
 export interface FormatOptions extends GlobalOptions {
@@ -18,19 +18,6 @@ export interface FormatData extends FormatReport {
   problems: string[];
 }
 
-/** Problems that make the run fail besides unformatted files. */
-function versionProblems(report: FormatReport): string[] {
-  const problems: string[] = [];
-  const { clangFormat, cmakeFormat } = report;
-  if (clangFormat.pinned !== null && clangFormat.version !== clangFormat.pinned) {
-    problems.push(`MLX pins clang-format ${clangFormat.pinned}, but this tool has ${clangFormat.version ?? '?'}: update the @wasm-fmt/clang-format dependency to ${clangFormat.pinned}`);
-  }
-  if (cmakeFormat.pinned !== null && cmakeFormat.version !== null && cmakeFormat.version !== cmakeFormat.pinned) {
-    problems.push(`MLX pins cmake-format ${cmakeFormat.pinned}, but ${cmakeFormat.version} ran`);
-  }
-  return problems;
-}
-
 function findingLine(f: FormatFinding): string {
   const where = `${f.path} (${f.origin})`;
   switch (f.status) {
@@ -45,15 +32,7 @@ function findingLine(f: FormatFinding): string {
 
 export async function format(options: FormatOptions): Promise<CommandResult<FormatData>> {
   const ctx = await loadContext(options);
-  let run = await checkFormatting(ctx, options.env);
-  let fixed: string[] = [];
-  if (options.fix && run.fixable.length > 0) {
-    fixed = await writeFormatFixes(ctx, run);
-    ctx.log.info(`Rewrote ${fixed.join(', ')}; applying the series again so the checkout matches.`);
-    await apply({ ...options, logger: ctx.log });
-    run = await checkFormatting(ctx, options.env);
-  }
-
+  const { run, fixed } = await formatSeries(ctx, { fix: options.fix });
   const { report } = run;
   const problems = versionProblems(report);
   const differs = report.files.filter((f) => f.status === 'differs');

@@ -3,10 +3,8 @@ import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
 import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
-import { loadPlanInputs } from '../adapters/project.js';
 import { UserError } from '../core/errors.js';
-import { buildPlan } from '../core/plan.js';
-import { checkoutDir, openCheckout } from '../ops/checkout.js';
+import type { WorkdirLayout } from '../core/workdir.js';
 import { classifyHead } from '../ops/state.js';
 import { loadContext, type GlobalOptions } from './context.js';
 
@@ -45,9 +43,9 @@ export async function interruptedError(command: string, options: GlobalOptions, 
   const details: InterruptDetails = { command, finished: run.finished, running, removed: [], checkout: { path: null, state: 'unknown', head: null, uncommitted: [] } };
   try {
     const ctx = await loadContext(options);
-    details.removed = await removeLeftovers(ctx.workdir);
-    details.checkout.path = checkoutDir(ctx.workdir);
-    const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
+    details.removed = await removeLeftovers(ctx.layout);
+    details.checkout.path = ctx.layout.checkout;
+    const git = await ctx.checkout();
     if (git === null) details.checkout.state = 'no-checkout';
     else {
       const head = await classifyHead(git, ctx.config.upstream.commit);
@@ -55,7 +53,7 @@ export async function interruptedError(command: string, options: GlobalOptions, 
       details.checkout.uncommitted = (await git.status()).map((e) => e.path);
       if (head.kind === 'pinned') details.checkout.state = 'pinned';
       else if (head.kind === 'applied') {
-        const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+        const { plan } = await ctx.project();
         details.checkout.state = head.inputHash === plan.inputHash ? 'applied-current' : 'applied-outdated';
       } else if (head.kind === 'foreign') details.checkout.state = 'foreign';
       else details.checkout.state = 'no-files';
@@ -81,19 +79,18 @@ export async function interruptedError(command: string, options: GlobalOptions, 
 }
 
 /** This process's own lock and fetch side folder, if still there. */
-async function removeLeftovers(workdir: string): Promise<string[]> {
+async function removeLeftovers(layout: WorkdirLayout): Promise<string[]> {
   const removed: string[] = [];
-  const lock = path.join(workdir, '.lock');
+  const lock = layout.lock;
   const owner = await readFile(lock, 'utf8').then((t) => (JSON.parse(t) as { pid?: number }).pid, () => undefined);
   if (owner === process.pid) {
     await rm(lock, { force: true });
     removed.push(lock);
   }
-  for (const entry of await ifAbsent(readdir(workdir), [] as string[])) {
-    if (entry === `mlx.partial-${process.pid}`) {
-      await rm(path.join(workdir, entry), { recursive: true, force: true });
-      removed.push(path.join(workdir, entry));
-    }
+  const partial = layout.partialCheckout(process.pid);
+  if ((await ifAbsent(readdir(layout.root), [] as string[])).includes(path.basename(partial))) {
+    await rm(partial, { recursive: true, force: true });
+    removed.push(partial);
   }
   return removed;
 }

@@ -1,6 +1,6 @@
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
-import { checkoutDir, ensureCheckout, openCheckout } from '../ops/checkout.js';
+import { ensureCheckout } from '../ops/checkout.js';
 import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
@@ -16,12 +16,12 @@ export interface ResetData {
 export async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> {
   const ctx = await loadContext(options);
   const pinned = ctx.config.upstream.commit;
-  const base = { command: 'reset' as const, checkout: checkoutDir(ctx.workdir), pinned };
-  if ((await openCheckout(ctx.workdir, ctx.log, ctx.env)) === null) {
+  const base = { command: 'reset' as const, checkout: ctx.layout.checkout, pinned };
+  if ((await ctx.checkout()) === null) {
     return { data: { ...base, status: 'no-checkout' }, lines: [`No checkout in ${base.checkout}; nothing to reset.`] };
   }
   return withLock(ctx.workdir, 'reset', async () => {
-    const { git, head } = await ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env);
+    const { git, head } = await ensureCheckout(ctx);
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };

@@ -1,85 +1,12 @@
-import { loadPlanInputs } from '../adapters/project.js';
-import type { Conflict } from '../core/conflict.js';
-import { buildPlan, plannedPaths } from '../core/plan.js';
-import { checkoutDir, openCheckout } from '../ops/checkout.js';
-import { classifyHead, type HeadState } from '../ops/state.js';
-import { buildTree } from '../ops/tree.js';
+import { checkoutStatus, type ApplyState, type StatusData } from '../ops/status.js';
 import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
-export type ApplyState = 'no-checkout' | 'no-files' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
-
-export interface StatusData {
-  command: 'status';
-  checkout: string;
-  pinned: string;
-  pinnedVersion: string;
-  head: string | null;
-  base: string | null;
-  branch: string | null;
-  state: ApplyState;
-  /** Planned paths whose content in the working tree differs from the rendered series. */
-  differs: string[];
-  dirty: Array<{ path: string; code: string }>;
-  conflicts: Conflict[];
-}
+export type { ApplyState, StatusData } from '../ops/status.js';
 
 export async function status(options: GlobalOptions): Promise<CommandResult<StatusData>> {
-  const ctx = await loadContext(options);
-  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
-  const pinned = ctx.config.upstream.commit;
-  const data: StatusData = {
-    command: 'status',
-    checkout: checkoutDir(ctx.workdir),
-    pinned,
-    pinnedVersion: ctx.config.upstream.version,
-    head: null,
-    base: null,
-    branch: null,
-    state: 'no-checkout',
-    differs: [],
-    dirty: [],
-    conflicts: [],
-  };
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null) return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
-
-  const head = await classifyHead(git, pinned);
-  data.head = head.kind === 'empty' ? null : head.commit;
-  data.base = baseOf(head, pinned);
-  data.branch = await git.currentBranch();
-  data.dirty = await git.status();
-
-  if (!(await git.hasCommit(pinned))) {
-    data.state = 'missing-pinned-commit';
-  } else {
-    const built = await buildTree(git, plan);
-    data.conflicts = built.conflicts;
-    if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));
-    data.state =
-      head.kind === 'applied'
-        ? head.inputHash === plan.inputHash
-          ? 'applied'
-          : 'outdated'
-        : head.kind === 'foreign'
-          ? 'foreign-head'
-          : head.kind === 'empty'
-            ? 'no-files'
-            : 'not-applied';
-  }
+  const data = await checkoutStatus(await loadContext(options));
+  if (data.state === 'no-checkout') return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
   return { data, lines: statusLines(data) };
-}
-
-function baseOf(head: HeadState, pinned: string): string | null {
-  switch (head.kind) {
-    case 'empty':
-      return null;
-    case 'pinned':
-      return pinned;
-    case 'applied':
-      return head.base;
-    case 'foreign':
-      return head.base;
-  }
 }
 
 const stateText: Record<ApplyState, string> = {

@@ -3,10 +3,12 @@ import path from 'node:path';
 import { ExitCode } from '../core/errors.js';
 import type { ClassifiedCase } from '../core/baseline.js';
 import { verifyDepsDir } from '../ops/offline.js';
-import { LOCAL_EDITS_NOTE, runSuite, type TestData, type TestOptions } from '../ops/suite.js';
-import { loadContext, type CommandResult } from './context.js';
+import { LOCAL_EDITS_NOTE, runSuite, type SuiteOptions, type TestData } from '../ops/suite.js';
+import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
 
-export type { TestData, TestOptions } from '../ops/suite.js';
+export type { TestData } from '../ops/suite.js';
+
+export interface TestOptions extends GlobalOptions, SuiteOptions {}
 
 export async function test(options: TestOptions): Promise<CommandResult<TestData>> {
   verifyDepsDir(options.cwd, options.depsDir);

@@ -1,5 +1,7 @@
 /** What `clean` may remove from a workdir. Pure: the caller lists the folder and measures sizes. */
 
+import { isPartialCheckout, WORKDIR_NAMES as N } from './workdir.js';
+
 export interface WorkdirItem {
   name: string;
   what: string;
@@ -16,13 +18,13 @@ export interface WorkdirItem {
 export function classifyWorkdirEntry(name: string, isDirectory: boolean): WorkdirItem | null {
   if (!isDirectory) return null;
   const item = (what: string, removedBy: WorkdirItem['removedBy'], holdsWorktree = false): WorkdirItem => ({ name, what, removedBy, holdsWorktree });
-  if (name === 'mlx') return item('the MLX checkout', 'all');
-  if (name === 'metal-cpp') return item('downloaded metal-cpp', 'all');
-  if (/^mlx\.partial-\d+$/.test(name)) return item('unfinished fetch', 'clean');
-  if (/^build-/.test(name)) return item('build folder', 'clean');
-  if (name === 'baseline') return item('unpatched baseline: its tree, builds and saved results', 'clean', true);
-  if (name === 'without-implementation') return item("verify's tree and build without the implementation", 'clean', true);
-  if (name === 'check-metal') return item('check-metal logs and self-test tree', 'clean');
+  if (name === N.checkout) return item('the MLX checkout', 'all');
+  if (name === N.metalCpp) return item('downloaded metal-cpp', 'all');
+  if (isPartialCheckout(name)) return item('unfinished fetch', 'clean');
+  if (name.startsWith(N.buildPrefix)) return item('build folder', 'clean');
+  if (name === N.baseline) return item('unpatched baseline: its tree, builds and saved results', 'clean', true);
+  if (name === N.withoutImplementation) return item("verify's tree and build without the implementation", 'clean', true);
+  if (name === N.checkMetal) return item('check-metal logs and self-test tree', 'clean');
   return null;
 }
 

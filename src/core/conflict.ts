@@ -1,5 +1,4 @@
-import { applyPatch, type StructuredPatch } from 'diff';
-
+import { hunkApplies, sectionPath, sectionPreImage, splitPatch, type RawHunk } from './patch.js';
 import type { PatchFile } from './series.js';
 
 export type ConflictReason = 'upstream_changed' | 'patch_changed' | 'file_missing' | 'already_applied' | 'file_exists';
@@ -14,34 +13,24 @@ export interface Conflict {
   detail: string;
 }
 
-type Hunk = StructuredPatch['hunks'][number];
-
-export function hunkHeader(hunk: Hunk): string {
+export function hunkHeader(hunk: RawHunk): string {
   return `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
 }
 
 /** Pre-image blob ids from the `index <old>..<new>` lines of a git diff, by path. */
 export function preImageBlobs(patchText: string): Map<string, string> {
   const result = new Map<string, string>();
-  let current: string | undefined;
-  for (const line of patchText.split('\n')) {
-    const header = /^diff --git a\/(\S+) b\/(\S+)/.exec(line);
-    if (header) {
-      current = header[2];
-      continue;
-    }
-    const index = /^index ([0-9a-f]+)\.\.[0-9a-f]+/.exec(line);
-    if (index && current !== undefined && !/^0+$/.test(index[1] as string)) result.set(current, index[1] as string);
+  for (const section of splitPatch(patchText, 'patch').sections) {
+    const file = sectionPath(section);
+    const blob = sectionPreImage(section);
+    if (file !== null && blob !== undefined) result.set(file, blob);
   }
   return result;
 }
 
 function firstFailingHunk(file: PatchFile, content: string): number | undefined {
-  for (const [index, hunk] of file.hunks.entries()) {
-    const single: StructuredPatch = { oldFileName: file.path, newFileName: file.path, oldHeader: '', newHeader: '', hunks: [hunk] };
-    if (applyPatch(content, single) === false) return index;
-  }
-  return undefined;
+  const index = file.hunks.findIndex((hunk) => !hunkApplies(content, hunk));
+  return index < 0 ? undefined : index;
 }
 
 /** The file a patch changes, as the index holds it before the patch. */
@@ -72,7 +61,7 @@ export function diagnoseFile(patch: string, file: PatchFile, state: TargetFile, 
   }
   const failing = firstFailingHunk(file, state.content);
   if (failing === undefined) return undefined;
-  const hunk = file.hunks[failing] as Hunk;
+  const hunk = file.hunks[failing] as RawHunk;
   const written = preImage !== undefined && state.blob !== null && state.blob.startsWith(preImage);
   return {
     ...base,

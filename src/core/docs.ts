@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 import type { CheckResult } from './checks.js';
-import type { PatchStep } from './patch-apply.js';
+import type { PatchStep } from './patch.js';
 
 /** The files the docs check builds: reStructuredText pages. */
 export function isDocsFile(file: string): boolean {

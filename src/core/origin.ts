@@ -7,24 +7,6 @@
  */
 import type { ApplyPlan } from './plan.js';
 
-/** The 1-based line of each hunk header of `file` in a unified diff, in order. */
-function hunkHeaderLines(patchText: string, file: string): number[] {
-  const lines = patchText.split('\n');
-  const found: number[] = [];
-  let current: string | null = null;
-  for (const [index, line] of lines.entries()) {
-    const target = /^\+\+\+ (\S+)/.exec(line);
-    if (target) {
-      const name = (target[1] as string).replace(/\t.*$/, '');
-      current = name === '/dev/null' ? null : name.replace(/^b\//, '');
-      continue;
-    }
-    if (/^diff --git /.test(line)) current = null;
-    if (current === file && line.startsWith('@@ ')) found.push(index + 1);
-  }
-  return found;
-}
-
 /**
  * `templates/<file>:<line>` or `patches/<name>:<line>` for line `line` of
  * `file` (a path in the checkout) after the whole series applied, or null
@@ -39,24 +21,23 @@ export function lineOrigin(plan: ApplyPlan, file: string, line: number): string 
   for (const patch of [...plan.patches].reverse()) {
     const patchFile = patch.files.find((f) => f.path === file);
     if (!patchFile) continue;
-    const headers = hunkHeaderLines(patch.text, file);
     let shift = 0;
     let mapped: number | null = null;
-    for (const [h, hunk] of patchFile.hunks.entries()) {
-      if (current >= hunk.newStart + hunk.newLines) {
+    for (const hunk of patchFile.hunks) {
+      // A range of no lines names the line before it (`@@ -5,0 +6,2 @@` adds after line 5).
+      const newStart = hunk.newLines === 0 ? hunk.newStart + 1 : hunk.newStart;
+      const oldStart = hunk.oldLines === 0 ? hunk.oldStart + 1 : hunk.oldStart;
+      if (current >= newStart + hunk.newLines) {
         shift += hunk.newLines - hunk.oldLines;
         continue;
       }
-      if (current < hunk.newStart) break;
-      let newLine = hunk.newStart;
-      let oldLine = hunk.oldStart;
+      if (current < newStart) break;
+      let newLine = newStart;
+      let oldLine = oldStart;
       for (const [k, body] of hunk.lines.entries()) {
         const kind = body[0];
         if (kind === '+') {
-          if (newLine === current) {
-            const header = headers[h];
-            return header === undefined ? `patches/${patch.name}` : `patches/${patch.name}:${header + 1 + k}`;
-          }
+          if (newLine === current) return `patches/${patch.name}:${hunk.at + 1 + k}`;
           newLine++;
         } else if (kind === ' ') {
           if (newLine === current) mapped = oldLine;

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { templateVariables, type Config } from './config.js';
 import { UserError } from './errors.js';
 import { verifyInsideCheckout } from './paths.js';
+import { seriesSteps, type PatchStep } from './patch.js';
 import { renderString } from './render.js';
 import { parsePatchFiles, parseSeries, verifyUnifiedDiff, type PatchFile } from './series.js';
 
@@ -94,6 +95,23 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
   for (const file of files) hash.update(`\0file\0${file.path}\0${file.content}`);
   for (const patch of patches) hash.update(`\0patch\0${patch.name}\0${patch.text}`);
   return { commit: inputs.config.upstream.commit, files, patches, inputHash: hash.digest('hex').slice(0, 16) };
+}
+
+/** The paths the plan's patches change, in series order. */
+export function patchedPaths(plan: ApplyPlan): string[] {
+  return [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)))];
+}
+
+/**
+ * The plan's patches applied in memory, file by file, with the text of
+ * patches/ (placeholders) kept in step. `pinned` holds the pinned content of
+ * every path in `patchedPaths(plan)` (null: the patch creates the file).
+ */
+export function planSteps(plan: ApplyPlan, inputs: PlanInputs, pinned: ReadonlyMap<string, string | null>): PatchStep[] {
+  return seriesSteps(
+    plan.patches.map((p) => ({ name: p.name, raw: inputs.patches.get(p.name) ?? '', rendered: p.text })),
+    pinned,
+  );
 }
 
 /** Every path the plan writes, in a stable order. */

@@ -1,6 +1,5 @@
-import { parsePatch, type StructuredPatch } from 'diff';
-
 import { UserError } from './errors.js';
+import { sectionFiles, splitPatch, type RawHunk } from './patch.js';
 import { verifyInsideCheckout } from './paths.js';
 
 /** Patch names from a series file: one per line, `#` starts a comment. */
@@ -31,12 +30,7 @@ export interface PatchFile {
   created: boolean;
   /** True when the patch deletes the file. */
   deleted: boolean;
-  hunks: StructuredPatch['hunks'];
-}
-
-function stripPrefix(name: string | undefined): string | null {
-  if (name === undefined || name === '/dev/null') return null;
-  return name.replace(/^[ab]\//, '').replace(/\t.*$/, '');
+  hunks: RawHunk[];
 }
 
 const REGENERATE = 'Regenerate the patch with `git diff` against the pinned commit (in the checkout: `git diff > <project>/patches/<name>`).';
@@ -58,17 +52,10 @@ export function verifyUnifiedDiff(text: string, origin: string): void {
 /** The files and hunks of a rendered unified diff, with checked paths. */
 export function parsePatchFiles(text: string, origin: string): PatchFile[] {
   verifyUnifiedDiff(text, origin);
-  let structured: StructuredPatch[];
-  try {
-    structured = parsePatch(text);
-  } catch (error) {
-    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff (${(error as Error).message}).`, { hint: REGENERATE });
-  }
-  const files = structured
-    .filter((p) => p.hunks.length > 0 || p.oldFileName !== undefined)
-    .map((p) => {
-      const oldPath = stripPrefix(p.oldFileName);
-      const newPath = stripPrefix(p.newFileName);
+  const files = splitPatch(text, origin)
+    .sections.filter((s) => s.hunks.length > 0 || sectionFiles(s).headers)
+    .map((s) => {
+      const { old: oldPath, new: newPath } = sectionFiles(s);
       const target = newPath ?? oldPath;
       if (target === null) {
         throw new UserError('SERIES_INVALID', `${origin}: a file header names no path.`, {
@@ -79,7 +66,7 @@ export function parsePatchFiles(text: string, origin: string): PatchFile[] {
         path: verifyInsideCheckout(target, origin),
         created: oldPath === null,
         deleted: newPath === null,
-        hunks: p.hunks,
+        hunks: s.hunks,
       };
     });
   if (files.length === 0 || files.every((f) => f.hunks.length === 0)) {

@@ -8,16 +8,21 @@ import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
+import type { ApplyPlan } from '../core/plan.js';
 import type { Source } from '../core/source.js';
+import { isPartialCheckout, type TreeLayout, type WorkdirLayout } from '../core/workdir.js';
+import type { Context } from './context.js';
 import { classifyHead, type HeadState } from './state.js';
 
-export function checkoutDir(workdir: string): string {
-  return path.join(workdir, 'mlx');
-}
+/**
+ * The checkout in the workdir: opening it, fetching the pinned commit into
+ * it, requiring it to hold the current series, and the worktrees of it that
+ * the baseline and verify build.
+ */
 
-/** Opens the checkout in `workdir` if one exists, without fetching anything. */
-export async function openCheckout(workdir: string, log: Logger, env: Env): Promise<Git | null> {
-  const dir = checkoutDir(workdir);
+/** Opens the checkout in the workdir if one exists, without fetching anything. */
+export async function openCheckout(layout: WorkdirLayout, log: Logger, env: Env): Promise<Git | null> {
+  const dir = layout.checkout;
   if (!existsSync(dir)) return null;
   if (!existsSync(path.join(dir, '.git'))) {
     throw new UserError('CHECKOUT_INVALID', `${dir} exists but is not a git checkout.`, {
@@ -34,15 +39,10 @@ export async function openCheckout(workdir: string, log: Logger, env: Env): Prom
  * With `files: false` a new checkout gets no files yet (HEAD unborn): a
  * caller that checks out another commit next saves writing the tree twice.
  */
-export async function ensureCheckout(
-  workdir: string,
-  source: Source,
-  commit: string,
-  log: Logger,
-  env: Env,
-  options: { files?: boolean } = {},
-): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
-  const existing = await openCheckout(workdir, log, env);
+export async function ensureCheckout(ctx: Context, options: { files?: boolean } = {}): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
+  const { layout, source, log, env } = ctx;
+  const commit = ctx.config.upstream.commit;
+  const existing = await ctx.checkout();
   if (existing) {
     // HEAD at or on top of the pinned commit proves it is there without asking git again.
     const head = await classifyHead(existing, commit);
@@ -51,12 +51,12 @@ export async function ensureCheckout(
     }
   }
 
-  const target = checkoutDir(workdir);
+  const target = layout.checkout;
   // Callers hold the workdir lock, so a side folder left here is from a run that died.
-  for (const entry of await ifAbsent(readdir(workdir), [] as string[])) {
-    if (entry.startsWith(`${path.basename(target)}.partial-`)) await rm(path.join(workdir, entry), { recursive: true, force: true });
+  for (const entry of await ifAbsent(readdir(layout.root), [] as string[])) {
+    if (isPartialCheckout(entry)) await rm(path.join(layout.root, entry), { recursive: true, force: true });
   }
-  const dir = existing ? target : `${target}.partial-${process.pid}`;
+  const dir = existing ? target : layout.partialCheckout(process.pid);
   await mkdir(dir, { recursive: true });
   const git = new Git(dir, log, env);
   try {
@@ -76,6 +76,76 @@ export async function ensureCheckout(
   // A new checkout's HEAD is known without asking git.
   const head: HeadState = existing ? await classifyHead(result, commit) : options.files === false ? { kind: 'empty' } : { kind: 'pinned', commit };
   return { git: result, created: !existing, fetched: true, head };
+}
+
+/** Why a command needs the checkout, for the message that sends the user to `apply`. */
+export interface CheckoutNeed {
+  /** The end of the hint after "Run `mlx-storage-pr apply` first", e.g. ": format reads MLX's .clang-format from the checkout." */
+  hint: string;
+}
+
+/** The checkout, which must hold the pinned commit (format and docs read pinned files from it). */
+export async function requirePinnedCheckout(ctx: Context, need: CheckoutNeed): Promise<Git> {
+  const git = await ctx.checkout();
+  if (git === null || !(await git.hasCommit(ctx.config.upstream.commit))) {
+    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${ctx.layout.checkout}.`, { hint: `Run \`mlx-storage-pr apply\` first${need.hint}` });
+  }
+  return git;
+}
+
+/**
+ * The checkout, which must hold the current series: HEAD is the commit
+ * `apply` made from templates/ and patches/ as they are now.
+ */
+export async function requireAppliedCheckout(ctx: Context, need: CheckoutNeed & { message?: (head: HeadState | null) => string }): Promise<AppliedCheckout> {
+  const found = await inspectCheckout(ctx);
+  if (found.current === null) {
+    const message = need.message?.(found.head) ?? `The checkout in ${ctx.layout.checkout} does not hold the current series.`;
+    throw new UserError('NOT_APPLIED', message, { hint: `Run \`mlx-storage-pr apply\` first${need.hint}` });
+  }
+  return found.current;
+}
+
+export interface AppliedCheckout {
+  git: Git;
+  plan: ApplyPlan;
+  head: HeadState & { kind: 'applied' };
+}
+
+/** The checkout's HEAD (null: no checkout), and the checkout itself when it holds the current series. */
+export async function inspectCheckout(ctx: Context): Promise<{ head: HeadState | null; current: AppliedCheckout | null }> {
+  const git = await ctx.checkout();
+  const { plan } = await ctx.project();
+  const head = git ? await classifyHead(git, ctx.config.upstream.commit) : null;
+  if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash) return { head, current: null };
+  return { head, current: { git, plan, head } };
+}
+
+/**
+ * Makes `tree.source` a worktree of the checkout with exactly `commit` and no
+ * other files (builds keep their own folders beside it). Reuses the worktree
+ * when it already has that commit and no changes, unless `fresh` is set.
+ */
+export async function prepareWorktree(ctx: Context, git: Git, tree: TreeLayout, commit: string, options: { fresh?: boolean } = {}): Promise<Git> {
+  if (!existsSync(tree.source)) {
+    await mkdir(tree.root, { recursive: true });
+    await git.raw(['worktree', 'prune']);
+    await git.raw(['worktree', 'add', '--detach', '--force', tree.source, commit], { echo: true });
+    return new Git(tree.source, ctx.log, ctx.env);
+  }
+  const worktree = new Git(tree.source, ctx.log, ctx.env);
+  if (options.fresh || (await worktree.head()) !== commit || (await worktree.status()).length > 0) {
+    await worktree.raw(['checkout', '--detach', '--force', commit], { echo: true });
+    await worktree.raw(['clean', '-fdx', '--quiet']);
+  }
+  return worktree;
+}
+
+/** The content at `commit` of each of `files` (null: not there). */
+export async function contentsAt(git: Git, commit: string, files: readonly string[]): Promise<Map<string, string | null>> {
+  const result = new Map<string, string | null>();
+  for (const file of files) result.set(file, await git.fileAt(commit, file));
+  return result;
 }
 
 /** What git says when the other side is there but is not a repository. */

@@ -2,7 +2,11 @@ import path from 'node:path';
 
 import { diskUsage, listFolder, removeTree } from '../adapters/files.js';
 import type { Git } from '../adapters/git.js';
-import { planClean, type CheckoutWork, type WorkdirItem } from '../core/clean.js';
+import { withLock } from '../adapters/lock.js';
+import { describeCheckoutWork, planClean, type CheckoutWork, type WorkdirItem } from '../core/clean.js';
+import { UserError } from '../core/errors.js';
+import { WORKDIR_NAMES } from '../core/workdir.js';
+import type { Context } from './context.js';
 import { classifyHead } from './state.js';
 
 export interface MeasuredItem extends WorkdirItem {
@@ -42,7 +46,46 @@ export async function checkoutWork(git: Git, pinned: string, toolBranch: string)
  */
 export async function removeItems(items: readonly MeasuredItem[], checkout: Git | null): Promise<void> {
   for (const item of items) await removeTree(item.path);
-  if (checkout !== null && !items.some((i) => i.name === 'mlx') && items.some((i) => i.holdsWorktree)) {
+  if (checkout !== null && !items.some((i) => i.name === WORKDIR_NAMES.checkout) && items.some((i) => i.holdsWorktree)) {
     await checkout.raw(['worktree', 'prune']);
   }
+}
+
+export interface CleanOutcome {
+  /** False for a dry run, and when nothing was there to remove. */
+  removed: boolean;
+  remove: MeasuredItem[];
+  keep: WorkdirItem[];
+  bytes: number;
+}
+
+/**
+ * Removes what the tool made in the workdir and can make again: build
+ * folders, baselines, verify's and check-metal's trees, unfinished fetches.
+ * `all` also removes the checkout and downloads, but only when the checkout
+ * holds none of the user's work. A dry run only measures.
+ */
+export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun: boolean }): Promise<CleanOutcome> {
+  const { all } = options;
+  const work = async (dryRun: boolean): Promise<CleanOutcome> => {
+    const found = await inspectWorkdir(ctx.workdir, all);
+    if (found === null || found.remove.length === 0) return { removed: false, remove: [], keep: found?.keep ?? [], bytes: 0 };
+    const git = await ctx.checkout();
+    if (all && git !== null) {
+      const reasons = describeCheckoutWork(await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch), git.dir);
+      if (reasons.length) {
+        throw new UserError('CHECKOUT_HAS_WORK', `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}\nNothing was removed.`, {
+          hint: `Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
+          details: { reasons },
+        });
+      }
+    }
+    const bytes = found.remove.reduce((sum, item) => sum + item.bytes, 0);
+    if (!dryRun) await removeItems(found.remove, git);
+    return { removed: !dryRun, remove: found.remove, keep: found.keep, bytes };
+  };
+  if (options.dryRun) return work(true);
+  // A workdir that does not exist has nothing to clean; the lock would create it.
+  if ((await inspectWorkdir(ctx.workdir, all)) === null) return work(true);
+  return withLock(ctx.workdir, 'clean', () => work(false));
 }

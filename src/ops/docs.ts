@@ -1,9 +1,6 @@
 import path from 'node:path';
 
-import type { Git } from '../adapters/git.js';
-import { loadPlanInputs } from '../adapters/project.js';
 import { buildDummy, findSphinx, type Sphinx } from '../adapters/sphinx.js';
-import type { Context } from '../commands/context.js';
 import type { CheckResult } from '../core/checks.js';
 import {
   docsCheckResult,
@@ -19,17 +16,14 @@ import {
   type DocsReport,
   type LineOrigin,
 } from '../core/docs.js';
-import { isUserError, UserError } from '../core/errors.js';
-import { seriesSteps } from '../core/patch-apply.js';
-import { fromLines, toLines } from '../core/patch-text.js';
-import { buildPlan } from '../core/plan.js';
-import { checkoutDir, openCheckout } from './checkout.js';
+import { isUserError } from '../core/errors.js';
+import { fromLines, toLines } from '../core/patch.js';
+import { patchedPaths, planSteps } from '../core/plan.js';
+import { contentsAt, requirePinnedCheckout } from './checkout.js';
+import type { Context } from './context.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.fileAt(commit, file);
-}
 
 /** One page as the series leaves it, its pinned original, and where each of its lines comes from. */
 interface Page {
@@ -49,8 +43,7 @@ interface Page {
  * label defined on another page) are in both builds and cancel out.
  */
 export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
-  const inputs = await loadPlanInputs(ctx.projectRoot, ctx.config);
-  const plan = buildPlan(inputs);
+  const { inputs, plan } = await ctx.project();
   const added = plan.files.filter((f) => isDocsFile(f.path));
   const changed = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)).filter(isDocsFile))];
   if (added.length === 0 && changed.length === 0) return { sphinx: null, reason: null, files: [] };
@@ -60,19 +53,9 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   // Not a fallback: the promise is awaited below; this only keeps an early rejection from counting as unhandled meanwhile.
   lookupPromise.catch(() => undefined);
   const pinnedCommit = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null || !(await git.hasCommit(pinnedCommit))) {
-    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${checkoutDir(ctx.workdir)}.`, {
-      hint: 'Run `mlx-storage-pr apply` first: the docs check reads the pinned pages from the checkout.',
-    });
-  }
-  const touched = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)))];
-  const pinnedContent = new Map<string, string | null>();
-  for (const file of touched) pinnedContent.set(file, await showPinned(git, pinnedCommit, file));
-  const steps = seriesSteps(
-    plan.patches.map((p) => ({ name: p.name, raw: inputs.patches.get(p.name) ?? '', rendered: p.text })),
-    pinnedContent,
-  );
+  const git = await requirePinnedCheckout(ctx, { hint: ': the docs check reads the pinned pages from the checkout.' });
+  const pinnedContent = await contentsAt(git, pinnedCommit, patchedPaths(plan));
+  const steps = planSteps(plan, inputs, pinnedContent);
 
   const pages: Page[] = added.map((f) => ({
     path: f.path,

@@ -7,16 +7,15 @@ import { diffArrays } from 'diff';
 import { loadClangFormat } from '../adapters/clang-format.js';
 import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
 import type { Git } from '../adapters/git.js';
-import { loadPlanInputs } from '../adapters/project.js';
-import type { Context } from '../commands/context.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins, unifiedDiff } from '../core/format.js';
-import { seriesSteps, type PatchStep } from '../core/patch-apply.js';
-import { fromLines, joinPatch, splitPatch, toLines, type SplitPatch } from '../core/patch-text.js';
-import { buildPlan, type ApplyPlan, type PlanInputs } from '../core/plan.js';
+import { fromLines, joinPatch, splitPatch, toLines, type PatchStep, type SplitPatch } from '../core/patch.js';
+import { buildPlan, patchedPaths, planSteps, type ApplyPlan, type PlanInputs } from '../core/plan.js';
 import { mapFormattedBack } from '../core/template-map.js';
-import { checkoutDir, openCheckout } from './checkout.js';
+import { applySeries } from './apply.js';
+import { contentsAt, requirePinnedCheckout } from './checkout.js';
+import type { Context } from './context.js';
 import { gitDiffHunks } from './patch-diff.js';
 
 export const DEFAULT_CMAKE_FORMAT = '0.6.13';
@@ -73,39 +72,30 @@ export interface FormatRun {
   git: Git;
 }
 
-async function showPinned(git: Git, commit: string, file: string): Promise<string | null> {
-  return git.fileAt(commit, file);
-}
-
 /**
  * Formats every C++ and CMake file the PR adds or changes, as the rendered
  * series leaves it, with the tools and style files MLX's pre-commit uses.
  * New files are formatted whole; patched files only on the lines the patch
  * adds, so MLX's own lines stay as they are.
  */
-export async function checkFormatting(ctx: Context, env: Readonly<Record<string, string | undefined>>): Promise<FormatRun> {
-  const inputs = await loadPlanInputs(ctx.projectRoot, ctx.config);
-  const plan = buildPlan(inputs);
+export async function checkFormatting(ctx: Context): Promise<FormatRun> {
+  const env = ctx.env;
+  const { inputs, plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null || !(await git.hasCommit(pinned))) {
-    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${checkoutDir(ctx.workdir)}.`, {
-      hint: 'Run `mlx-storage-pr apply` first: format reads MLX\'s .clang-format and the pinned files from the checkout.',
-    });
-  }
+  const git = await requirePinnedCheckout(ctx, { hint: ": format reads MLX's .clang-format and the pinned files from the checkout." });
 
-  const pins = preCommitPins((await showPinned(git, pinned, '.pre-commit-config.yaml')) ?? '');
+  const pins = preCommitPins((await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '');
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
     .split('\n')
     .filter((f) => path.posix.basename(f) === '.clang-format');
   const styles = new Map<string, string>();
-  for (const file of styleFiles) styles.set(file, (await showPinned(git, pinned, file)) ?? '');
+  for (const file of styleFiles) styles.set(file, (await git.fileAt(pinned, file)) ?? '');
 
   const cf = await loadClangFormat();
   const wantCMake = pins.cmakeFormat ?? DEFAULT_CMAKE_FORMAT;
   const cmakeFiles = [...plan.files.map((f) => f.path), ...plan.patches.flatMap((p) => p.files.map((f) => f.path))].filter(isCMakeFile);
   const cmakeLookup = cmakeFiles.length ? await findCMakeFormat(wantCMake, env, ctx.log) : { tool: null, reason: 'no CMake files in the PR' };
-  const checkout = checkoutDir(ctx.workdir);
+  const checkout = ctx.layout.checkout;
   const cmakeConfig = ['.cmake-format.yaml', '.cmake-format.json', '.cmake-format.py', 'cmake-format.yaml', 'cmake-format.json', 'cmake-format.py']
     .map((f) => path.join(checkout, f))
     .find((f) => existsSync(f));
@@ -158,13 +148,8 @@ export async function checkFormatting(ctx: Context, env: Readonly<Record<string,
     }
   }
 
-  const touched = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)))];
-  const pinnedContent = new Map<string, string | null>();
-  for (const file of touched) pinnedContent.set(file, await showPinned(git, pinned, file));
-  const steps = seriesSteps(
-    plan.patches.map((p) => ({ name: p.name, raw: inputs.patches.get(p.name) ?? '', rendered: p.text })),
-    pinnedContent,
-  );
+  const pinnedContent = await contentsAt(git, pinned, patchedPaths(plan));
+  const steps = planSteps(plan, inputs, pinnedContent);
   for (const [index, step] of steps.entries()) {
     const origin = `patches/${step.patch}`;
     const post = fromLines({ lines: step.post.rendered, eofNewline: step.post.eofNewline });
@@ -254,10 +239,7 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
     patches: new Map([...run.inputs.patches].map(([name, text]) => [name, patches.has(name) ? joinPatch(patches.get(name) as SplitPatch) : text])),
   };
   const plan = buildPlan(newInputs);
-  const newSteps = seriesSteps(
-    plan.patches.map((p) => ({ name: p.name, raw: newInputs.patches.get(p.name) ?? '', rendered: p.text })),
-    run.pinnedContent,
-  );
+  const newSteps = planSteps(plan, newInputs, run.pinnedContent);
   for (const item of run.fixable) {
     let result: string | undefined;
     if (item.template) result = plan.files.find((f) => f.template === item.template?.file)?.content;
@@ -274,4 +256,18 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
   ];
   for (const [file, text] of writes) await writeFile(path.join(ctx.projectRoot, file), text);
   return writes.map(([file]) => file);
+}
+
+/**
+ * Checks the formatting; with `fix`, writes the fixes into templates/ and
+ * patches/, applies the new series so the checkout matches, and checks again.
+ */
+export async function formatSeries(ctx: Context, options: { fix?: boolean | undefined }): Promise<{ run: FormatRun; fixed: string[] }> {
+  const run = await checkFormatting(ctx);
+  if (!options.fix || run.fixable.length === 0) return { run, fixed: [] };
+  const fixed = await writeFormatFixes(ctx, run);
+  ctx.log.info(`Rewrote ${fixed.join(', ')}; applying the series again so the checkout matches.`);
+  await ctx.reloadProject();
+  await applySeries(ctx, {});
+  return { run: await checkFormatting(ctx), fixed };
 }

@@ -186,16 +186,16 @@ function warnOnOldRelease(root: string, log: Logger): void {
 /**
  * The metal-cpp folder to compile against: `--metal-cpp` (a folder or a
  * zip), else the archive MLX's CMake downloads (URL read from the pinned
- * CMakeLists.txt), cached under `<workdir>/metal-cpp/`.
+ * CMakeLists.txt), cached in `cacheDir` (the workdir's `metal-cpp/`).
  */
-export async function resolveMetalCpp(option: string | undefined, o: { cwd: string; workdir: string; cmakeText: string | null; env: Env; log: Logger }): Promise<string> {
+export async function resolveMetalCpp(option: string | undefined, o: { cwd: string; cacheDir: string; cmakeText: string | null; env: Env; log: Logger }): Promise<string> {
   const hint = (url: string) => `Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26 (MLX's CMake downloads ${url}).`;
   if (option !== undefined) {
     const given = path.resolve(o.cwd, option);
     if (!existsSync(given)) throw new UserError('TOOL_MISSING', `--metal-cpp ${option}: no such file or folder.`, { hint: hint(DEFAULT_METAL_CPP_URL) });
     if (statSync(given).isFile()) {
       const digest = createHash('sha256').update(await readFile(given)).digest('hex').slice(0, 12);
-      const cache = path.join(o.workdir, 'metal-cpp', `${path.basename(given, '.zip')}-${digest}`);
+      const cache = path.join(o.cacheDir, `${path.basename(given, '.zip')}-${digest}`);
       const root = metalCppRoot(cache) ?? (await unpack(given, cache, o.env, o.log));
       warnOnOldRelease(root, o.log);
       return root;
@@ -208,10 +208,10 @@ export async function resolveMetalCpp(option: string | undefined, o: { cwd: stri
 
   const url = (o.cmakeText && metalCppUrl(o.cmakeText)) ?? DEFAULT_METAL_CPP_URL;
   const name = path.basename(new URL(url).pathname, '.zip');
-  const cache = path.join(o.workdir, 'metal-cpp', name);
+  const cache = path.join(o.cacheDir, name);
   const cached = metalCppRoot(cache);
   if (cached) return cached;
-  const zip = path.join(o.workdir, 'metal-cpp', `${name}.zip`);
+  const zip = path.join(o.cacheDir, `${name}.zip`);
   try {
     if (!existsSync(zip)) await download(url, zip, o.log);
     return await unpack(zip, cache, o.env, o.log);

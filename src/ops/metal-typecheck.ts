@@ -5,12 +5,10 @@ import path from 'node:path';
 
 import { exportGitTree } from '../adapters/archive.js';
 import { compile } from '../adapters/clang.js';
-import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import type { Logger } from '../adapters/log.js';
 import { quote } from '../adapters/process.js';
-import { loadPlanInputs, PACKAGE_ROOT } from '../adapters/project.js';
-import type { Context } from '../commands/context.js';
+import { PACKAGE_ROOT } from '../adapters/project.js';
 import { UserError } from '../core/errors.js';
 import {
   judge,
@@ -22,10 +20,9 @@ import {
   type TypeCheckJob,
   type TypeCheckOutcome,
 } from '../core/metal-typecheck.js';
-import { buildPlan } from '../core/plan.js';
-import { checkoutDir, ensureCheckout, openCheckout } from './checkout.js';
+import { ensureCheckout, requireAppliedCheckout } from './checkout.js';
+import type { Context } from './context.js';
 import { requireMetalToolchain, resolveMetalCpp, type ClangToolchain } from './metal-toolchain.js';
-import { classifyHead } from './state.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,15 +30,12 @@ export const SHIMS_DIR = path.join(PACKAGE_ROOT, 'shims', 'include');
 export const SHIMS_SELFTEST_DIR = path.join(PACKAGE_ROOT, 'shims', 'selftest');
 
 export interface LaneOptions {
-  env: Env;
-  cwd: string;
   /** `--metal-cpp`: a metal-cpp folder or zip. */
   metalCpp?: string | undefined;
   /** How many compilers run at once. */
   jobs?: number | undefined;
   /** Extra `-isystem` folders. */
   includes?: readonly string[] | undefined;
-  platform?: NodeJS.Platform | undefined;
 }
 
 export interface LaneResult {
@@ -86,18 +80,18 @@ async function lane(
   options: LaneOptions,
   setup: { clang: ClangToolchain; mlxRoot: string; cmakeText: string | null; jobs: (shims: string | null) => TypeCheckJob[] },
 ): Promise<LaneResult> {
-  const platform = options.platform ?? process.platform;
-  const metalCpp = await resolveMetalCpp(options.metalCpp, { cwd: options.cwd, workdir: ctx.workdir, cmakeText: setup.cmakeText, env: options.env, log: ctx.log });
+  const platform = ctx.platform;
+  const metalCpp = await resolveMetalCpp(options.metalCpp, { cwd: ctx.cwd, cacheDir: ctx.layout.metalCpp, cmakeText: setup.cmakeText, env: ctx.env, log: ctx.log });
   // On macOS the SDK's own headers are the real thing; the shims only stand in for them elsewhere.
   const shims = platform === 'darwin' ? null : SHIMS_DIR;
-  const flags = laneFlags({ mlxRoot: setup.mlxRoot, metalCpp, shims, includes: (options.includes ?? []).map((d) => path.resolve(options.cwd, d)) });
+  const flags = laneFlags({ mlxRoot: setup.mlxRoot, metalCpp, shims, includes: (options.includes ?? []).map((d) => path.resolve(ctx.cwd, d)) });
   const jobs = setup.jobs(shims);
   const concurrency = options.jobs ?? os.availableParallelism();
   const command = [setup.clang.command, ...flags].map(quote).join(' ');
   ctx.log.command(`${command} <file.cpp>`, setup.mlxRoot);
   ctx.log.info(`Type-checking ${jobs.length} TU(s) with ${concurrency} job(s)`);
-  const logDir = path.join(ctx.workdir, 'check-metal', mode === 'pr' ? 'logs' : 'self-test-logs');
-  const { outcomes, wallSeconds } = await runLane(jobs, { clang: setup.clang.command, flags, concurrency, cwd: setup.mlxRoot, logDir, env: options.env, log: ctx.log });
+  const logDir = mode === 'pr' ? ctx.layout.checkMetal.logs : ctx.layout.checkMetal.selfTestLogs;
+  const { outcomes, wallSeconds } = await runLane(jobs, { clang: setup.clang.command, flags, concurrency, cwd: setup.mlxRoot, logDir, env: ctx.env, log: ctx.log });
   const summary = summariseLane(outcomes, { selfTest: mode === 'self-test', jobs: concurrency, wallSeconds });
   return {
     mode,
@@ -111,22 +105,11 @@ async function lane(
   };
 }
 
-async function pinnedCMake(git: Git, commit: string): Promise<string | null> {
-  return git.fileAt(commit, 'CMakeLists.txt');
-}
-
 /** The PR's Metal-only TUs (`source_path`, `metal_test_file`) in the applied, current checkout. */
 export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<LaneResult> {
-  const clang = await requireMetalToolchain(options.env, ctx.log, options.platform ?? process.platform);
+  const clang = await requireMetalToolchain(ctx.env, ctx.log, ctx.platform);
   const pinned = ctx.config.upstream.commit;
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
-  const head = git ? await classifyHead(git, pinned) : null;
-  if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash) {
-    throw new UserError('NOT_APPLIED', `The checkout in ${checkoutDir(ctx.workdir)} does not hold the current series.`, {
-      hint: 'Run `mlx-storage-pr apply` first; check-metal type-checks the applied checkout.',
-    });
-  }
+  const { git } = await requireAppliedCheckout(ctx, { hint: '; check-metal type-checks the applied checkout.' });
   const tus = [ctx.config.variables.source_path, ctx.config.variables.metal_test_file];
   for (const tu of tus) {
     if (!existsSync(path.join(git.dir, tu))) {
@@ -136,7 +119,7 @@ export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<L
   return lane('pr', ctx, options, {
     clang,
     mlxRoot: git.dir,
-    cmakeText: await pinnedCMake(git, pinned),
+    cmakeText: await git.fileAt(pinned, 'CMakeLists.txt'),
     jobs: () => tus.map((tu) => ({ label: tu, file: path.join(git.dir, tu), expect: 'pass' as const, flags: [] })),
   });
 }
@@ -148,20 +131,20 @@ export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<L
  * an applied series or local edits do not change the result.
  */
 export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Promise<LaneResult> {
-  const clang = await requireMetalToolchain(options.env, ctx.log, options.platform ?? process.platform);
+  const clang = await requireMetalToolchain(ctx.env, ctx.log, ctx.platform);
   const pinned = ctx.config.upstream.commit;
-  const { git } = await withLock(ctx.workdir, 'check-metal', () => ensureCheckout(ctx.workdir, ctx.source, pinned, ctx.log, ctx.env));
+  const { git } = await withLock(ctx.workdir, 'check-metal', () => ensureCheckout(ctx));
   const tus = (await git.raw(['ls-tree', '--name-only', pinned, 'mlx/backend/metal/']))
     .split('\n')
     .filter((f) => /^mlx\/backend\/metal\/[^/]+\.cpp$/.test(f))
     .sort();
   if (tus.length === 0) throw new UserError('CHECKOUT_INVALID', `The pinned commit ${pinned} has no mlx/backend/metal/*.cpp.`, { hint: 'Check upstream.commit in mlx-storage-pr.config.json.' });
 
-  const root = path.join(ctx.workdir, 'check-metal', `pinned-${pinned.slice(0, 12)}`);
+  const root = ctx.layout.checkMetal.pinnedTree(pinned);
   if (!existsSync(path.join(root, '.complete'))) {
     const partial = `${root}.partial-${process.pid}`;
     await rm(partial, { recursive: true, force: true });
-    await exportGitTree(git.dir, pinned, ['mlx'], partial, { env: options.env, log: ctx.log });
+    await exportGitTree(git.dir, pinned, ['mlx'], partial, { env: ctx.env, log: ctx.log });
     await writeFile(path.join(partial, '.complete'), `${pinned}\n`);
     await rm(root, { recursive: true, force: true });
     await rename(partial, root);
@@ -169,7 +152,7 @@ export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Pro
   return lane('self-test', ctx, options, {
     clang,
     mlxRoot: root,
-    cmakeText: await pinnedCMake(git, pinned),
+    cmakeText: await git.fileAt(pinned, 'CMakeLists.txt'),
     jobs: () => selfTestJobs(root, tus, SHIMS_SELFTEST_DIR),
   });
 }

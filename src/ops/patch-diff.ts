@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { Git } from '../adapters/git.js';
-import { splitPatch, type RawHunk } from '../core/patch-text.js';
+import { splitPatch, type RawHunk } from '../core/patch.js';
 
 /**
  * The hunks `git diff` writes for `file` changed from `before` to `after`,

@@ -1,27 +1,25 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
-import { Git } from '../adapters/git.js';
+import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { probe } from '../adapters/process.js';
-import { loadPlanInputs } from '../adapters/project.js';
 import { classify, isBlocking, summarize, type ClassifiedCase, type Summary } from '../core/baseline.js';
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
 import { closeCaseNames, type DoctestRun, type Failure } from '../core/doctest.js';
 import { UserError } from '../core/errors.js';
 import { lineOrigin } from '../core/origin.js';
-import { buildPlan, type ApplyPlan } from '../core/plan.js';
+import type { ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
-import { checkoutDir, openCheckout } from './checkout.js';
+import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from './checkout.js';
+import type { Context } from './context.js';
 import { buildToolChecks, checkOffline } from './doctor.js';
-import { cacheRoot, generateStandIns, probeOffline } from './offline.js';
-import { classifyHead } from './state.js';
-import type { Context, GlobalOptions } from '../commands/context.js';
+import { generateStandIns, probeOffline } from './offline.js';
 
-export interface TestOptions extends GlobalOptions {
+/** How `test` (and verify's build checks) build and run the suite. */
+export interface SuiteOptions {
   debug?: boolean | undefined;
   tests?: string | undefined;
   offline?: boolean | undefined;
@@ -65,15 +63,15 @@ export interface BuildSetup {
   notes: string[];
 }
 
-export async function prepareBuild(ctx: Context, options: TestOptions): Promise<BuildSetup> {
+export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise<BuildSetup> {
   const generator = (await probe('ninja', ['--version'], ctx.env)) ? ['-G', 'Ninja'] : [];
   const ccache = (await probe('ccache', ['--version'], ctx.env)) !== null;
   let dependencies: BuildSetup['dependencies'] = [];
   let notes: string[] = [];
   let offlineArgs: string[] = [];
   if (options.offline || options.depsDir) {
-    const depsDir = options.depsDir ? path.resolve(options.cwd, options.depsDir) : undefined;
-    const plan = probeOffline(depsDir, path.join(cacheRoot(options.env), 'deps'));
+    const depsDir = options.depsDir ? path.resolve(ctx.cwd, options.depsDir) : undefined;
+    const plan = probeOffline(depsDir, path.join(ctx.cacheRoot, 'deps'), ctx.platform);
     if (plan.missing.length) {
       const checks = checkOffline(plan).filter((c) => c.status === 'fail');
       throw new UserError('TOOL_MISSING', `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`, {
@@ -113,27 +111,17 @@ export function treeSpec(ctx: Context, sourceDir: string, buildDir: string, setu
 /** Builds and runs the unpatched pinned tree once per build key; later runs read the saved results. */
 export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, stream: NodeJS.WritableStream): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
   const pinned = ctx.config.upstream.commit;
-  const root = path.join(ctx.workdir, 'baseline');
-  const buildDir = path.join(root, `build-${setup.key}`);
-  const resultsFile = path.join(root, `results-${pinned.slice(0, 12)}-${setup.key}.json`);
+  const tree = ctx.layout.baseline;
+  const buildDir = tree.build(setup.key);
+  const resultsFile = tree.results(pinned, setup.key);
   // A saved result that is missing, unreadable or not JSON is no saved result: the baseline runs again.
   const saved = await readFile(resultsFile, 'utf8').then((t) => JSON.parse(t) as { commit: string; run: DoctestRun }).catch(() => null);
   if (saved && saved.commit === pinned) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
     return { run: saved.run, cached: true, buildDir };
   }
-  const source = path.join(root, 'mlx');
-  if (!existsSync(source)) {
-    await mkdir(root, { recursive: true });
-    await git.raw(['worktree', 'prune']);
-    await git.raw(['worktree', 'add', '--detach', '--force', source, pinned], { echo: true });
-  }
-  const base = new Git(source, ctx.log, ctx.env);
-  if ((await base.head()) !== pinned || (await base.status()).length > 0) {
-    await base.raw(['checkout', '--detach', '--force', pinned], { echo: true });
-    await base.raw(['clean', '-fdx', '--quiet']);
-  }
-  const baseSpec = treeSpec(ctx, source, buildDir, setup, 'baseline');
+  await prepareWorktree(ctx, git, tree, pinned);
+  const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
   await configureIfNeeded(baseSpec, ctx.log);
   await buildTarget(baseSpec, ctx.log, stream);
   const run = await runDoctest(baseSpec, ctx.log, {});
@@ -146,19 +134,15 @@ export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, str
  * against the unpatched baseline. Saves the result next to the build so
  * `verify` can reuse it while it is current.
  */
-export async function runSuite(ctx: Context, options: TestOptions): Promise<SuiteResult> {
+export async function runSuite(ctx: Context, options: SuiteOptions): Promise<SuiteResult> {
   const stream = ctx.log.stream;
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null) {
-    throw new UserError('NOT_APPLIED', `No checkout in ${checkoutDir(ctx.workdir)}.`, { hint: 'Run `mlx-storage-pr apply` first.' });
-  }
-  const head = await classifyHead(git, ctx.config.upstream.commit);
-  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
-  if (head.kind !== 'applied' || head.inputHash !== plan.inputHash) {
-    throw new UserError('NOT_APPLIED', `The checkout does not hold the current series (${head.kind === 'applied' ? 'templates/ or patches/ changed since the last apply' : `HEAD is ${head.kind}`}).`, {
-      hint: 'Run `mlx-storage-pr apply` first, so the build tests what templates/ and patches/ say.',
-    });
-  }
+  const { git, plan } = await requireAppliedCheckout(ctx, {
+    hint: ', so the build tests what templates/ and patches/ say.',
+    message: (head) =>
+      head === null
+        ? `No checkout in ${ctx.layout.checkout}.`
+        : `The checkout does not hold the current series (${head.kind === 'applied' ? 'templates/ or patches/ changed since the last apply' : `HEAD is ${head.kind}`}).`,
+  });
 
   // Edits made in the checkout are built too, but apply would not keep them and the PR does not hold them.
   const localEdits = (await git.status()).map((e) => e.path);
@@ -168,7 +152,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
   }
 
   const needsBlas = /find_package\(BLAS/.test(await ifAbsent(readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8'), ''));
-  const checks: CheckResult[] = await buildToolChecks(options.env, ctx.workdir, needsBlas);
+  const checks: CheckResult[] = await buildToolChecks(ctx.env, ctx.workdir, needsBlas);
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
   if (!checksPass(checks)) {
     throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {
@@ -182,7 +166,7 @@ export async function runSuite(ctx: Context, options: TestOptions): Promise<Suit
     for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
     for (const n of setup.notes) ctx.log.info(`note: ${n}`);
 
-    const buildDir = path.join(ctx.workdir, `build-${setup.key}`);
+    const buildDir = ctx.layout.patched.build(setup.key);
     const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
     const configured = await configureIfNeeded(patchedSpec, ctx.log);
     const built = await buildTarget(patchedSpec, ctx.log, stream);
@@ -257,19 +241,17 @@ async function mtime(file: string): Promise<number | null> {
  * The saved full-suite result of the last `test`, when the series, the build
  * options and the test binary are all unchanged since; otherwise null.
  */
-export async function currentSavedRun(ctx: Context, options: TestOptions): Promise<TestData | null> {
-  const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
-  if (git === null) return null;
-  const plan = buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config));
+export async function currentSavedRun(ctx: Context, options: SuiteOptions): Promise<TestData | null> {
+  if ((await ctx.checkout()) === null) return null;
+  const { plan } = await ctx.project();
   const setup = await prepareBuild(ctx, options);
-  const buildDir = path.join(ctx.workdir, `build-${setup.key}`);
+  const buildDir = ctx.layout.patched.build(setup.key);
   // A saved run that is missing, unreadable or not JSON is no saved run: the tests run again.
   const saved = await readFile(lastRunFile(buildDir), 'utf8')
     .then((t) => JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData })
     .catch(() => null);
   if (!saved || saved.inputHash !== plan.inputHash || saved.filter !== null || !saved.data.baseline.used) return null;
-  const head = await classifyHead(git, ctx.config.upstream.commit);
-  if (head.kind !== 'applied' || head.inputHash !== plan.inputHash) return null;
+  if ((await inspectCheckout(ctx)).current === null) return null;
   if (saved.binaryMtimeMs !== (await mtime(path.join(buildDir, ctx.config.build.testBinary)))) return null;
   return saved.data;
 }

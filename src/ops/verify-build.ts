@@ -1,20 +1,14 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-
-import { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
-import { loadPlanInputs } from '../adapters/project.js';
-import type { Context } from '../commands/context.js';
 import type { CheckResult } from '../core/checks.js';
 import { isUserError, UserError } from '../core/errors.js';
-import { buildPlan, type ApplyPlan } from '../core/plan.js';
+import type { ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest } from './build.js';
-import { openCheckout } from './checkout.js';
-import { currentSavedRun, prepareBuild, runSuite, treeSpec, type TestData, type TestOptions } from './suite.js';
+import { prepareWorktree } from './checkout.js';
+import type { Context } from './context.js';
+import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from './suite.js';
 import { buildTree } from './tree.js';
 
-export type BuildCheckOptions = TestOptions;
+export type BuildCheckOptions = SuiteOptions;
 
 /**
  * The checks that need a build of MLX: the patched Linux build with the test
@@ -65,28 +59,19 @@ async function withoutImplementation(ctx: Context, options: BuildCheckOptions, f
   try {
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
     return await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
-      const git = await openCheckout(ctx.workdir, ctx.log, ctx.env);
+      const git = await ctx.checkout();
       if (git === null) throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
       const vars = ctx.config.variables;
-      const plan = testsOnlyPlan(buildPlan(await loadPlanInputs(ctx.projectRoot, ctx.config)), [vars.metal_test_file, vars.stub_test_file]);
+      const plan = testsOnlyPlan((await ctx.project()).plan, [vars.metal_test_file, vars.stub_test_file]);
       const built = await buildTree(git, plan);
       if (built.tree === null) return { ...base, status: 'fail', detail: 'the test changes do not apply on their own', fix: 'Keep test edits in patches that touch only tests/' };
       const commit = await git.commitTree(built.tree, ctx.config.upstream.commit, 'mlx-storage-pr: tests without the implementation');
 
       // Its own tree at the same depth as the others, so ccache reuses their objects.
-      const root = path.join(ctx.workdir, 'without-implementation');
-      const source = path.join(root, 'mlx');
-      if (!existsSync(source)) {
-        await mkdir(root, { recursive: true });
-        await git.raw(['worktree', 'prune']);
-        await git.raw(['worktree', 'add', '--detach', '--force', source, commit], { echo: true });
-      } else {
-        const tree = new Git(source, ctx.log, ctx.env);
-        await tree.raw(['checkout', '--detach', '--force', commit], { echo: true });
-        await tree.raw(['clean', '-fdx', '--quiet']);
-      }
+      const tree = ctx.layout.withoutImplementation;
+      await prepareWorktree(ctx, git, tree, commit, { fresh: true });
       const setup = await prepareBuild(ctx, options);
-      const spec = treeSpec(ctx, source, path.join(root, `build-${setup.key}`), setup, 'without implementation');
+      const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'without implementation');
       await configureIfNeeded(spec, ctx.log);
       try {
         await buildTarget(spec, ctx.log, ctx.log.stream);

@@ -14,7 +14,7 @@ import {
   type LineOrigin,
   type SphinxWarning,
 } from '../../src/core/docs.js';
-import { seriesSteps } from '../../src/core/patch-apply.js';
+import { seriesSteps } from '../../src/core/patch.js';
 
 const SRC = '/tmp/mlx-storage-pr-sphinx-abc/src';
 

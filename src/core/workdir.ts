@@ -1,0 +1,78 @@
+import path from 'node:path';
+
+/**
+ * The workdir's layout: every file and folder this tool makes there. Only
+ * this module spells their names; `clean` classifies entries by them.
+ */
+export const WORKDIR_NAMES = {
+  checkout: 'mlx',
+  lock: '.lock',
+  buildPrefix: 'build-',
+  baseline: 'baseline',
+  withoutImplementation: 'without-implementation',
+  checkMetal: 'check-metal',
+  metalCpp: 'metal-cpp',
+} as const;
+
+/** A tree of MLX with its builds: the checkout in the workdir, or a worktree of it in its own folder. */
+export interface TreeLayout {
+  /** The folder whose `mlx/` is the source and whose `build-<key>/` are the builds. */
+  root: string;
+  source: string;
+  build(key: string): string;
+}
+
+export interface WorkdirLayout {
+  root: string;
+  /** The MLX checkout. */
+  checkout: string;
+  /** The lock every command that changes the workdir takes. */
+  lock: string;
+  /** Where an unfinished fetch builds a new checkout before moving it into place. */
+  partialCheckout(pid: number): string;
+  /** The checkout and its builds (`build-<key>`). */
+  patched: TreeLayout;
+  /** The unpatched pinned tree (a worktree of the checkout), its builds and saved results. */
+  baseline: TreeLayout & { results(pinned: string, key: string): string };
+  /** verify's tree with only the test changes (a worktree of the checkout) and its builds. */
+  withoutImplementation: TreeLayout;
+  /** check-metal's logs and self-test tree. */
+  checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
+  /** Downloaded and unpacked metal-cpp. */
+  metalCpp: string;
+}
+
+function tree(root: string, source: string): TreeLayout {
+  return { root, source, build: (key) => path.join(root, `${WORKDIR_NAMES.buildPrefix}${key}`) };
+}
+
+export function workdirLayout(workdir: string): WorkdirLayout {
+  const n = WORKDIR_NAMES;
+  const baselineRoot = path.join(workdir, n.baseline);
+  const withoutRoot = path.join(workdir, n.withoutImplementation);
+  const checkMetal = path.join(workdir, n.checkMetal);
+  return {
+    root: workdir,
+    checkout: path.join(workdir, n.checkout),
+    lock: path.join(workdir, n.lock),
+    partialCheckout: (pid) => path.join(workdir, `${n.checkout}.partial-${pid}`),
+    patched: tree(workdir, path.join(workdir, n.checkout)),
+    baseline: {
+      ...tree(baselineRoot, path.join(baselineRoot, n.checkout)),
+      results: (pinned, key) => path.join(baselineRoot, `results-${pinned.slice(0, 12)}-${key}.json`),
+    },
+    withoutImplementation: tree(withoutRoot, path.join(withoutRoot, n.checkout)),
+    checkMetal: {
+      root: checkMetal,
+      logs: path.join(checkMetal, 'logs'),
+      selfTestLogs: path.join(checkMetal, 'self-test-logs'),
+      pinnedTree: (pinned) => path.join(checkMetal, `pinned-${pinned.slice(0, 12)}`),
+    },
+    metalCpp: path.join(workdir, n.metalCpp),
+  };
+}
+
+/** True for a side folder an unfinished fetch left (`mlx.partial-<pid>`). */
+export function isPartialCheckout(name: string): boolean {
+  return new RegExp(`^${WORKDIR_NAMES.checkout.replace('.', '\\.')}\\.partial-\\d+$`).test(name);
+}

@@ -117,7 +117,13 @@ export function spawnCli(args: string[], options: { cwd: string; env?: Record<st
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined }));
+    child.on('close', (code) => {
+      try {
+        resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined });
+      } catch {
+        reject(new Error(`exit ${code}: no JSON on stdout; stderr:\n${stderr}`));
+      }
+    });
   });
 }
 
@@ -151,10 +157,14 @@ export function unprivilegedRunner(): { prefix: string[]; own: (dir: string) => 
   } catch {
     return { skip: 'running as root, which ignores file permissions, and setpriv (util-linux) is not installed to drop privileges' };
   }
-  return {
-    prefix: ['setpriv', `--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', '--'],
-    own: (dir) => execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]),
-  };
+  const prefix = ['setpriv', `--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', '--'];
+  try {
+    // The dropped user must be able to run the tool itself: a project inside a private folder is out of its reach.
+    execFileSync(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', `require('node:fs').accessSync(${JSON.stringify(BIN)})`], { stdio: 'ignore' });
+  } catch {
+    return { skip: `running as root, and the unprivileged user (uid ${UNPRIVILEGED}) cannot read ${BIN}: a parent folder is private; put the project where other users can read it to run these` };
+  }
+  return { prefix, own: (dir) => execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]) };
 }
 
 /** Runs the built CLI as a separate process behind `prefix` (e.g. setpriv). */
@@ -167,6 +177,12 @@ export function spawnCliAs(prefix: string[], args: string[], options: { cwd: str
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined }));
+    child.on('close', (code) => {
+      try {
+        resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined });
+      } catch {
+        reject(new Error(`exit ${code}: no JSON on stdout; stderr:\n${stderr}`));
+      }
+    });
   });
 }

@@ -19,7 +19,7 @@ export async function download(url: string, dest: string, log: Logger): Promise<
   try {
     const response = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(300_000) });
     if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status} ${response.statusText}`);
-    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(partial));
+    await pipeline(Readable.fromWeb(response.body), createWriteStream(partial));
     await rename(partial, dest);
   } catch (error) {
     await rm(partial, { force: true });

@@ -286,7 +286,7 @@ export function seriesSteps(
 export function sectionPreImage(section: PatchSection): string | undefined {
   for (const line of section.header) {
     const index = /^index ([0-9a-f]+)\.\.[0-9a-f]+/.exec(line);
-    if (index && !/^0+$/.test(index[1] as string)) return index[1] as string;
+    if (index && !/^0+$/.test(index[1] as string)) return index[1];
   }
   return undefined;
 }

@@ -21,7 +21,7 @@ import { classifyHead, type HeadState } from './state.js';
  */
 
 /** Opens the checkout in the workdir if one exists, without fetching anything. */
-export async function openCheckout(layout: WorkdirLayout, log: Logger, env: Env): Promise<Git | null> {
+export function openCheckout(layout: WorkdirLayout, log: Logger, env: Env): Git | null {
   const dir = layout.checkout;
   if (!existsSync(dir)) return null;
   if (!existsSync(path.join(dir, '.git'))) {

@@ -89,9 +89,9 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
       project = undefined;
       return ctx.project();
     },
-    async checkout() {
-      checkout ??= (await openCheckout(ctx.layout, log, ctx.env)) ?? undefined;
-      return checkout ?? null;
+    checkout() {
+      checkout ??= openCheckout(ctx.layout, log, ctx.env) ?? undefined;
+      return Promise.resolve(checkout ?? null);
     },
   };
   return ctx;

@@ -57,7 +57,7 @@ export async function runLane(
 ): Promise<{ outcomes: TypeCheckOutcome[]; wallSeconds: number }> {
   await rm(o.logDir, { recursive: true, force: true });
   await mkdir(o.logDir, { recursive: true });
-  const outcomes: TypeCheckOutcome[] = new Array(jobs.length);
+  const outcomes = new Array<TypeCheckOutcome>(jobs.length);
   const start = performance.now();
   let next = 0;
   const worker = async () => {

@@ -58,20 +58,21 @@ export async function machineChecks(
   o: { env: Env; workdir: string; log: Logger; depsDir: string | undefined; generatedRoot: string },
 ): Promise<CheckResult[]> {
   const want = (id: string) => wanted.has(id);
+  const none = Promise.resolve<CheckResult[]>([]);
   const groups = await Promise.all([
-    want('git') ? checkGit(o.env).then((c) => [c]) : [],
-    want('cmake') ? checkCmake(o.env).then((c) => [c]) : [],
-    want('compiler') ? checkCompiler(o.env).then((c) => [c]) : [],
-    want('blas') ? checkBlas(o.env).then((c) => [c]) : [],
-    want('xcode') || want('metal') ? checkXcode(o.env) : [],
-    want('disk') ? checkDisk(o.workdir).then((c) => [c]) : [],
-    want('ninja') ? checkNinja(o.env).then((c) => [c]) : [],
-    want('ccache') ? checkCcache(o.env).then((c) => [c]) : [],
-    want('offline-') ? checkOffline(probeOffline(o.depsDir, o.generatedRoot)) : [],
-    want('clang-format') ? checkClangFormat().then((c) => [c]) : [],
-    want('cmake-format') ? checkCMakeFormat(o.env, o.log).then((c) => [c]) : [],
-    want('sphinx') ? checkSphinx(o.env, o.log).then((c) => [c]) : [],
-    want('metal-clang') || want('metal-libcxx') ? metalToolchainChecks({ env: o.env, log: o.log }) : [],
+    want('git') ? checkGit(o.env).then((c) => [c]) : none,
+    want('cmake') ? checkCmake(o.env).then((c) => [c]) : none,
+    want('compiler') ? checkCompiler(o.env).then((c) => [c]) : none,
+    want('blas') ? checkBlas(o.env).then((c) => [c]) : none,
+    want('xcode') || want('metal') ? checkXcode(o.env) : none,
+    want('disk') ? checkDisk(o.workdir).then((c) => [c]) : none,
+    want('ninja') ? checkNinja(o.env).then((c) => [c]) : none,
+    want('ccache') ? checkCcache(o.env).then((c) => [c]) : none,
+    want('offline-') ? checkOffline(probeOffline(o.depsDir, o.generatedRoot)) : none,
+    want('clang-format') ? checkClangFormat().then((c) => [c]) : none,
+    want('cmake-format') ? checkCMakeFormat(o.env, o.log).then((c) => [c]) : none,
+    want('sphinx') ? checkSphinx(o.env, o.log).then((c) => [c]) : none,
+    want('metal-clang') || want('metal-libcxx') ? metalToolchainChecks({ env: o.env, log: o.log }) : none,
   ]);
   return groups.flat();
 }

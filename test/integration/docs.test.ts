@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/adapters/log.js';
 import { loadContext } from '../../src/commands/context.js';
 import { checkDocs } from '../../src/ops/docs.js';
-import { makeProject, makeUpstream, pathWith, runCli, tempDir } from '../support/repos.js';
+import { makeProject, makeUpstream, pathWith, runCli } from '../support/repos.js';
 
 function findSphinxBuild(): string | null {
   try {
@@ -30,7 +30,6 @@ const TEMPLATE = 'templates/docs/src/dev/storage_view.rst';
 let upstream: { dir: string; sha: string };
 let project: string;
 
-const projectFile = (file: string) => readFileSync(path.join(project, file), 'utf8');
 /** 1-based line of the first line of `file` (in the project or the checkout) that equals `text`. */
 function lineOf(file: string, text: string): number {
   const index = readFileSync(file, 'utf8').split('\n').indexOf(text);

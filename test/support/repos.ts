@@ -80,6 +80,8 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+  // The command's --json object: tests read it field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

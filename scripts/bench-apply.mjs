@@ -37,7 +37,12 @@ function run(command, args, cwd) {
 
 function timeApply(workdir) {
   let status;
-  const s = seconds(() => (status = JSON.parse(run(process.execPath, [bin, 'apply', '--mlx-repo', repo, '--workdir', workdir, '--json'], root)).status));
+  const s = seconds(
+    () =>
+      (status = JSON.parse(
+        run(process.execPath, [bin, 'apply', '--mlx-repo', repo, '--workdir', workdir, '--json'], root),
+      ).status),
+  );
   return { seconds: s, status };
 }
 
@@ -88,5 +93,7 @@ console.log(row('re-apply (no-op)', noop, '<= 0.5 s'));
 console.log(`cold apply / git: ${ratio.toFixed(2)}x (target <= 1.30x)${ratio <= 1.3 ? '' : '  ABOVE TARGET'}`);
 if (localFetch.length) {
   const own = median(cold) - median(sameGit);
-  console.log(`cold apply / same git: ${(median(cold) / median(sameGit)).toFixed(2)}x (the tool's own cost: ${own.toFixed(3)} s)`);
+  console.log(
+    `cold apply / same git: ${(median(cold) / median(sameGit)).toFixed(2)}x (the tool's own cost: ${own.toFixed(3)} s)`,
+  );
 }

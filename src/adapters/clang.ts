@@ -20,7 +20,11 @@ export async function clangVersionText(command: string, env: Env): Promise<strin
   const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
   // No such program is an answer ("absent"), not a failure: the caller tries the next candidate.
   if (code === 'ENOENT') return null;
-  throw new ProcessError([command, ...args], { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? '') }, { cause: result.cause });
+  throw new ProcessError(
+    [command, ...args],
+    { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? '') },
+    { cause: result.cause },
+  );
 }
 
 /** What `exit 1: <first line>` a failed `clangVersionText` said, for a check's detail. */
@@ -41,17 +45,37 @@ export async function libcxxVersionText(command: string, env: Env): Promise<stri
     extendEnv: false,
     timeout: 60_000,
   });
-  if (result.exitCode !== 0) throw new ProcessError([command, ...args], { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? '') });
+  if (result.exitCode !== 0)
+    throw new ProcessError([command, ...args], {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      stderr: String(result.stderr ?? ''),
+    });
   const last = String(result.stdout).trim().split('\n').pop() ?? '';
   return last.trim();
 }
 
 /** Runs one compile; never throws for a compiler error, only for a compiler that cannot start. */
-export async function compile(command: string, args: readonly string[], options: { cwd: string; env: Env; log: Logger }): Promise<CompileResult> {
+export async function compile(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Env; log: Logger },
+): Promise<CompileResult> {
   options.log.debug(`Running \`${command} ${args.join(' ')}\` in ${options.cwd}`);
   const start = performance.now();
-  const result = await execa(command, [...args], { cwd: options.cwd, reject: false, all: true, env: { ...options.env }, extendEnv: false });
+  const result = await execa(command, [...args], {
+    cwd: options.cwd,
+    reject: false,
+    all: true,
+    env: { ...options.env },
+    extendEnv: false,
+  });
   const seconds = (performance.now() - start) / 1000;
-  if (result.exitCode === undefined) throw new ProcessError([command, ...args], { exitCode: null, signal: result.signal ?? null, stderr: result.message ?? '' });
+  if (result.exitCode === undefined)
+    throw new ProcessError([command, ...args], {
+      exitCode: null,
+      signal: result.signal ?? null,
+      stderr: result.message ?? '',
+    });
   return { exitCode: result.exitCode, output: String(result.all ?? ''), seconds };
 }

@@ -13,7 +13,12 @@ export type CMakeFormatLookup = { tool: CMakeFormat; reason: null } | { tool: nu
 
 async function versionOf(command: string[], env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
   const [file, ...args] = command as [string, ...string[]];
-  const result = await execa(file, [...args, '--version'], { reject: false, env: { ...env }, extendEnv: false, timeout: 120_000 });
+  const result = await execa(file, [...args, '--version'], {
+    reject: false,
+    env: { ...env },
+    extendEnv: false,
+    timeout: 120_000,
+  });
   if (result.exitCode !== 0) return null;
   return String(result.stdout).trim().split('\n').pop()?.trim() ?? null;
 }
@@ -22,8 +27,16 @@ async function versionOf(command: string[], env: Readonly<Record<string, string 
  * Finds cmake-format `version`: on PATH, else through `uvx` or `pipx run`
  * (both fetch the pinned cmakelang release into their own cache).
  */
-export async function findCMakeFormat(version: string, env: Readonly<Record<string, string | undefined>>, log: Logger): Promise<CMakeFormatLookup> {
-  const candidates = [['cmake-format'], ['uvx', '--from', `cmakelang==${version}`, 'cmake-format'], ['pipx', 'run', '--spec', `cmakelang==${version}`, 'cmake-format']];
+export async function findCMakeFormat(
+  version: string,
+  env: Readonly<Record<string, string | undefined>>,
+  log: Logger,
+): Promise<CMakeFormatLookup> {
+  const candidates = [
+    ['cmake-format'],
+    ['uvx', '--from', `cmakelang==${version}`, 'cmake-format'],
+    ['pipx', 'run', '--spec', `cmakelang==${version}`, 'cmake-format'],
+  ];
   const seen: string[] = [];
   for (const command of candidates) {
     log.debug(`Looking for cmake-format: ${command.join(' ')} --version`);
@@ -36,13 +49,34 @@ export async function findCMakeFormat(version: string, env: Readonly<Record<stri
 }
 
 /** Formats CMake text read from stdin; `cwd` is where cmake-format looks for its config file. */
-export async function runCMakeFormat(tool: CMakeFormat, text: string, options: { cwd: string; configFile?: string | undefined; env: Readonly<Record<string, string | undefined>>; log: Logger }): Promise<string> {
+export async function runCMakeFormat(
+  tool: CMakeFormat,
+  text: string,
+  options: {
+    cwd: string;
+    configFile?: string | undefined;
+    env: Readonly<Record<string, string | undefined>>;
+    log: Logger;
+  },
+): Promise<string> {
   const [file, ...args] = tool.command as [string, ...string[]];
   const all = [...args, ...(options.configFile ? ['--config-files', options.configFile] : []), '-'];
   options.log.command([file, ...all].join(' '), options.cwd);
-  const result = await execa(file, all, { cwd: options.cwd, input: text, reject: false, stripFinalNewline: false, env: { ...options.env }, extendEnv: false, timeout: 120_000 });
+  const result = await execa(file, all, {
+    cwd: options.cwd,
+    input: text,
+    reject: false,
+    stripFinalNewline: false,
+    env: { ...options.env },
+    extendEnv: false,
+    timeout: 120_000,
+  });
   if (result.exitCode !== 0) {
-    throw new ProcessError([file, ...all], { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? result.message) });
+    throw new ProcessError([file, ...all], {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      stderr: String(result.stderr ?? result.message),
+    });
   }
   return String(result.stdout);
 }

@@ -9,7 +9,11 @@ import type { Logger } from './log.js';
 import { ProcessError } from './process-error.js';
 
 /** The git command `args` failed; `said` is git's stderr (or stdout, where git says why there). */
-function gitFailed(args: readonly string[], result: { exitCode: number | null; signal?: string | null }, said: string): ProcessError {
+function gitFailed(
+  args: readonly string[],
+  result: { exitCode: number | null; signal?: string | null },
+  said: string,
+): ProcessError {
   return new ProcessError(['git', ...args], { ...result, stderr: said });
 }
 
@@ -34,7 +38,13 @@ export const STATE_AUTHOR = { name: 'mlx-storage-pr', email: 'mlx-storage-pr@loc
 
 /** Git's line about a file it may not write, or null (an ssh "Permission denied (publickey)" is no such line). */
 function fileSystemDenial(message: string): string | null {
-  const line = message.split('\n').find((l) => /insufficient permission|Read-only file system|Permission denied$/.test(l.trim()) && !/publickey|password/i.test(l));
+  const line = message
+    .split('\n')
+    .find(
+      (l) =>
+        /insufficient permission|Read-only file system|Permission denied$/.test(l.trim()) &&
+        !/publickey|password/i.test(l),
+    );
   return line === undefined ? null : line.trim();
 }
 
@@ -47,13 +57,21 @@ function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): P
   stopIfInterrupted();
   return new Promise((resolve, reject) => {
     const control = childControl();
-    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: control.detached, ...(control.signal ? { signal: control.signal, killSignal: 'SIGINT' as const } : {}) });
+    const child = spawn('git', args, {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: control.detached,
+      ...(control.signal ? { signal: control.signal, killSignal: 'SIGINT' as const } : {}),
+    });
     const forget = track(`git ${args.join(' ')}`);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(error.name === 'AbortError' ? new InterruptedError() : gitFailed(args, { exitCode: null }, error.message)));
+    child.on('error', (error) =>
+      reject(error.name === 'AbortError' ? new InterruptedError() : gitFailed(args, { exitCode: null }, error.message)),
+    );
     child.on('exit', () => {
       // A helper git started (git-remote-http) can outlive a git stopped by Ctrl-C and keep
       // the pipes open; once interrupted, git's own exit is the end.
@@ -72,7 +90,8 @@ function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): P
       const reason = [stderr, stdout.trim()].filter(Boolean).join('\n');
       const failure = gitFailed(args, { exitCode: code, signal }, reason);
       const denied = fileSystemDenial(reason);
-      if (denied !== null) return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure }));
+      if (denied !== null)
+        return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure }));
       reject(failure);
     });
   });
@@ -123,7 +142,9 @@ export class Git {
   }
 
   async hasCommit(commit: string): Promise<boolean> {
-    const out = await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}`]));
+    const out = await orAbsent(
+      this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}`]),
+    );
     return out.trim().length > 0;
   }
 
@@ -160,7 +181,11 @@ export class Git {
       return await this.raw(['show', `${commit}^{commit}:${file}`]);
     } catch (error) {
       // Only "no such path in that commit" means absent; a missing commit or a broken repository is a failure.
-      if (error instanceof ProcessError && /^fatal: path '.*' (does not exist in|exists on disk, but not in) /m.test(error.stderr)) return null;
+      if (
+        error instanceof ProcessError &&
+        /^fatal: path '.*' (does not exist in|exists on disk, but not in) /m.test(error.stderr)
+      )
+        return null;
       throw error;
     }
   }
@@ -182,7 +207,14 @@ export class Git {
   /** Paths with unresolved merge conflicts in the index. */
   async unmergedPaths(): Promise<string[]> {
     const out = await this.raw(['ls-files', '--unmerged', '-z']);
-    return [...new Set(out.split('\0').filter(Boolean).map((line) => line.slice(line.indexOf('\t') + 1)))];
+    return [
+      ...new Set(
+        out
+          .split('\0')
+          .filter(Boolean)
+          .map((line) => line.slice(line.indexOf('\t') + 1)),
+      ),
+    ];
   }
 
   /** Full names of the refs under `prefix` (e.g. `refs/heads/`). */
@@ -212,7 +244,10 @@ export class Git {
   }
 
   /** `git apply --cached`: changes only the (temporary) index. */
-  async applyToIndex(patchFile: string, options: { threeWay?: boolean; reverse?: boolean; check?: boolean } = {}): Promise<void> {
+  async applyToIndex(
+    patchFile: string,
+    options: { threeWay?: boolean; reverse?: boolean; check?: boolean } = {},
+  ): Promise<void> {
     const args = ['apply', '--cached', '--whitespace=nowarn'];
     if (options.threeWay) args.push('--3way');
     if (options.reverse) args.push('--reverse');
@@ -255,8 +290,24 @@ export class Git {
    * Function context follows git's rules and the repository's attributes.
    */
   async diffPatch(from: string, to: string, paths: readonly string[]): Promise<string> {
-    const config = ['diff.noprefix=false', 'diff.mnemonicPrefix=false', 'diff.suppressBlankEmpty=false', 'diff.relative=false'].flatMap((c) => ['-c', c]);
-    const flags = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--unified=3', '--inter-hunk-context=0', '--diff-algorithm=myers', '--indent-heuristic', '--src-prefix=a/', '--dst-prefix=b/'];
+    const config = [
+      'diff.noprefix=false',
+      'diff.mnemonicPrefix=false',
+      'diff.suppressBlankEmpty=false',
+      'diff.relative=false',
+    ].flatMap((c) => ['-c', c]);
+    const flags = [
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      '--unified=3',
+      '--inter-hunk-context=0',
+      '--diff-algorithm=myers',
+      '--indent-heuristic',
+      '--src-prefix=a/',
+      '--dst-prefix=b/',
+    ];
     return this.raw([...config, 'diff', ...flags, from, to, '--', ...paths]);
   }
 
@@ -296,7 +347,11 @@ export class Git {
       // With a pathspec, git stash fails on a held index lock without saying a word.
       const lock = path.resolve(this.dir, (await this.raw(['rev-parse', '--git-path', 'index.lock'])).trim());
       if (!(error instanceof ProcessError) || !existsSync(lock)) throw error;
-      throw gitFailed(args, error, `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`);
+      throw gitFailed(
+        args,
+        error,
+        `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`,
+      );
     }
     const after = (await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']))).trim();
     return after && after !== before ? after : null;

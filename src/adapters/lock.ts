@@ -39,12 +39,18 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       if (denied) throw permissionDenied(workdir, (denied.details as { reason: string }).reason, { cause: error });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
       // An owner that cannot be read (the lock vanished, or holds no JSON) is unknown: the lock counts as stale.
-      const owner = await readFile(file, 'utf8').then((t) => JSON.parse(t) as { pid?: number; command?: string }).catch((): { pid?: number; command?: string } => ({}));
+      const owner = await readFile(file, 'utf8')
+        .then((t) => JSON.parse(t) as { pid?: number; command?: string })
+        .catch((): { pid?: number; command?: string } => ({}));
       if (typeof owner.pid === 'number' && isAlive(owner.pid)) {
-        throw new UserError('LOCKED', `Another mlx-storage-pr run (pid ${owner.pid}, ${owner.command ?? 'unknown command'}) is using ${workdir}.`, {
-          hint: `Wait for it to finish. If no such process runs, delete ${file}.`,
-          details: { lock: file, pid: owner.pid },
-        });
+        throw new UserError(
+          'LOCKED',
+          `Another mlx-storage-pr run (pid ${owner.pid}, ${owner.command ?? 'unknown command'}) is using ${workdir}.`,
+          {
+            hint: `Wait for it to finish. If no such process runs, delete ${file}.`,
+            details: { lock: file, pid: owner.pid },
+          },
+        );
       }
       await rm(file, { force: true });
     }

@@ -25,5 +25,3 @@ export function createLogger(options: { verbose?: boolean; stream?: NodeJS.Writa
     },
   };
 }
-
-

@@ -15,10 +15,22 @@ export class ProcessError extends Error {
   /** What the program said on stderr (git: also stdout when stderr is empty); the last lines for long-running programs. */
   readonly stderr: string;
 
-  constructor(command: readonly string[], result: { exitCode: number | null; signal?: string | null; stderr: string }, options: { cause?: unknown } = {}) {
-    const how = result.exitCode !== null ? `exit code ${result.exitCode}` : result.signal ? `stopped by ${result.signal}` : 'did not start';
+  constructor(
+    command: readonly string[],
+    result: { exitCode: number | null; signal?: string | null; stderr: string },
+    options: { cause?: unknown } = {},
+  ) {
+    const how =
+      result.exitCode !== null
+        ? `exit code ${result.exitCode}`
+        : result.signal
+          ? `stopped by ${result.signal}`
+          : 'did not start';
     const said = lastLines(result.stderr, 8);
-    super(`${command.map(quote).join(' ')} failed (${how})${said ? `: ${said}` : ''}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      `${command.map(quote).join(' ')} failed (${how})${said ? `: ${said}` : ''}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'ProcessError';
     this.command = command;
     this.exitCode = result.exitCode;

@@ -35,7 +35,12 @@ export interface RunOptions {
  * Runs a program, echoing the command to stderr. Never throws for a non-zero
  * exit: callers decide what a failure means and name the fix.
  */
-export async function runProcess(log: Logger, command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+export async function runProcess(
+  log: Logger,
+  command: string,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<RunResult> {
   stopIfInterrupted();
   log.command([command, ...args].map(quote).join(' '), options.cwd);
   let stream: NodeJS.WritableStream | undefined;
@@ -83,7 +88,12 @@ export async function runProcess(log: Logger, command: string, args: readonly st
     // The program could not start at all (e.g. not installed).
     return { exitCode: null, signal: null, tail: result.message ?? `${command} could not start`, output: '' };
   }
-  return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, tail: tail.join('\n'), output: kept.join('\n') };
+  return {
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    tail: tail.join('\n'),
+    output: kept.join('\n'),
+  };
 }
 
 /** Runs a short command with exactly `env` and returns its trimmed output, or null when it cannot run or fails. */

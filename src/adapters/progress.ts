@@ -6,7 +6,11 @@ export interface Progress {
 
 const NINJA = /^\[(\d+)\/(\d+)\]\s*(.*)$/;
 
-export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, label: string, now: () => number = Date.now): Progress {
+export function createProgress(
+  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  label: string,
+  now: () => number = Date.now,
+): Progress {
   const tty = stream.isTTY === true;
   let lastPlain = 0;
   let lastPercent = -1;
@@ -23,7 +27,9 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
         const filled = Math.round((width * n) / total);
         const what = (m[3] ?? '').replace(/^Building \S+ object /, '');
         const room = Math.max(10, (stream.columns ?? 100) - width - label.length - 20);
-        stream.write(`\r\x1b[2K${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${n}/${total} ${what.slice(-room)}`);
+        stream.write(
+          `\r\x1b[2K${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${n}/${total} ${what.slice(-room)}`,
+        );
         drawn = true;
       } else if (percent >= lastPercent + 10 || now() - lastPlain >= 30_000 || n === total) {
         stream.write(`${label}: ${n}/${total} (${percent}%)\n`);

@@ -65,7 +65,10 @@ export async function loadPlanInputs(projectRoot: string, config: Config): Promi
   const templatesDir = path.join(projectRoot, 'templates');
   const patchesDir = path.join(projectRoot, 'patches');
   const templates = await Promise.all(
-    (await listFiles(templatesDir)).map(async (file) => ({ path: file, content: await readFile(path.join(templatesDir, file), 'utf8') })),
+    (await listFiles(templatesDir)).map(async (file) => ({
+      path: file,
+      content: await readFile(path.join(templatesDir, file), 'utf8'),
+    })),
   );
   const seriesText = await ifAbsent(readFile(path.join(patchesDir, 'series'), 'utf8'), '');
   const patches = new Map<string, string>();

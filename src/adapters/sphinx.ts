@@ -17,10 +17,19 @@ export interface Sphinx {
 export type SphinxLookup = { tool: Sphinx; reason: null } | { tool: null; reason: string };
 
 /** Finds sphinx-build: `SPHINXBUILD` (as in Sphinx's own Makefiles), else `sphinx-build` on PATH. */
-export async function findSphinx(env: Readonly<Record<string, string | undefined>>, log: Logger): Promise<SphinxLookup> {
+export async function findSphinx(
+  env: Readonly<Record<string, string | undefined>>,
+  log: Logger,
+): Promise<SphinxLookup> {
   const command = env['SPHINXBUILD'] || 'sphinx-build';
   log.debug(`Looking for Sphinx: ${command} --version`);
-  const result = await execa(command, ['--version'], { reject: false, env: { ...env }, extendEnv: false, timeout: 60_000, stdin: 'ignore' });
+  const result = await execa(command, ['--version'], {
+    reject: false,
+    env: { ...env },
+    extendEnv: false,
+    timeout: 60_000,
+    stdin: 'ignore',
+  });
   const version = /(\d+\.\d+(?:\.\d+)?)/.exec(`${String(result.stdout)} ${String(result.stderr)}`)?.[1];
   if (result.exitCode !== 0 || version === undefined) return { tool: null, reason: `${command} not found` };
   return { tool: { command, version }, reason: null };
@@ -58,7 +67,19 @@ export async function buildDummy(
       await writeFile(target, file.content);
     }
     const warningFile = path.join(tmp, 'warnings.txt');
-    const args = ['-b', 'dummy', '-E', '-N', '-q', '-w', warningFile, '-d', path.join(tmp, 'doctrees'), srcdir, path.join(tmp, 'out')];
+    const args = [
+      '-b',
+      'dummy',
+      '-E',
+      '-N',
+      '-q',
+      '-w',
+      warningFile,
+      '-d',
+      path.join(tmp, 'doctrees'),
+      srcdir,
+      path.join(tmp, 'out'),
+    ];
     options.log.command([sphinx.command, ...args].map(quote).join(' '), tmp);
     const result = await execa(sphinx.command, args, {
       cwd: tmp,
@@ -70,7 +91,11 @@ export async function buildDummy(
       timeout: 10 * 60_000,
     });
     const warnings = await ifAbsent(readFile(warningFile, 'utf8'), '');
-    const tail = String(result.all ?? '').trim().split('\n').slice(-8).join('\n');
+    const tail = String(result.all ?? '')
+      .trim()
+      .split('\n')
+      .slice(-8)
+      .join('\n');
     return { exitCode: result.exitCode ?? null, warnings, srcdir, tail: tail || String(result.message ?? '') };
   } finally {
     await rm(tmp, { recursive: true, force: true });

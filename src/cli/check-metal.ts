@@ -9,22 +9,28 @@ export const checkMetalSpec: CommandSpec = defineCommand({
     y
       .option('metal-cpp', {
         type: 'string',
-        describe: "Apple's metal-cpp 26: a folder with Metal/Metal.hpp or the zip (default: the archive MLX's CMake downloads, cached in the workdir)",
+        describe:
+          "Apple's metal-cpp 26: a folder with Metal/Metal.hpp or the zip (default: the archive MLX's CMake downloads, cached in the workdir)",
       })
       .option('jobs', jobsOption('Compilers to run at once (default: the number of CPUs)', os.availableParallelism()))
-      .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder (fmt, doctest headers); repeatable' })
+      .option('include', {
+        type: 'string',
+        array: true,
+        describe: 'Extra -isystem folder (fmt, doctest headers); repeatable',
+      })
       .option('self-test', {
         type: 'boolean',
         default: false,
-        describe: "Prove the lane: all of MLX's mlx/backend/metal/*.cpp at the pinned commit must pass and shims/selftest/broken.cpp must fail",
+        describe:
+          "Prove the lane: all of MLX's mlx/backend/metal/*.cpp at the pinned commit must pass and shims/selftest/broken.cpp must fail",
       })
       .example('$0 check-metal --metal-cpp ~/Downloads/metal-cpp', 'type-check the PR TUs in the applied checkout')
       .example('$0 check-metal --self-test --jobs 2', 'check that the lane itself is sound')
       .epilog(
-        'Runs `clang++ -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks` with the flags MLX\'s CMake gives Metal TUs, metal-cpp and shims/include ' +
+        "Runs `clang++ -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks` with the flags MLX's CMake gives Metal TUs, metal-cpp and shims/include " +
           '(stand-ins for the Apple system headers metal-cpp includes) over variables.source_path and variables.metal_test_file. ' +
           'Needs clang >= 19 and libc++ >= 19 (Debian/Ubuntu: sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev; CLANGXX picks the compiler, and then only that one is used), ' +
-          'and fmt/doctest headers (libfmt-dev, doctest-dev, or --include). On macOS Xcode\'s clang and the SDK headers are used instead of the shims.\n\n' +
+          "and fmt/doctest headers (libfmt-dev, doctest-dev, or --include). On macOS Xcode's clang and the SDK headers are used instead of the shims.\n\n" +
           'Blind spots: uint64_t is unsigned long on Linux but unsigned long long on macOS, so overloads and format strings that clash on one platform only ' +
           'are not caught; there is no link step (undefined symbols, missing Objective-C classes or selectors); the target is x86_64 Linux, so ' +
           'availability of macOS 26-only APIs and Metal shading language are not checked. See shims/README.md.',

@@ -2,13 +2,15 @@ import { defineCommand, type CommandSpec } from './spec.js';
 
 export const formatSpec: CommandSpec = defineCommand({
   name: 'format',
-  describe: "Check the PR's C++ with clang-format 21.1.8 and its CMake with cmake-format 0.6.13, as MLX's pre-commit does",
+  describe:
+    "Check the PR's C++ with clang-format 21.1.8 and its CMake with cmake-format 0.6.13, as MLX's pre-commit does",
   builder: (y) =>
     y
       .option('fix', {
         type: 'boolean',
         default: false,
-        describe: 'Write the formatting into templates/ and patches/ (placeholders kept, only the lines a patch adds), then apply again',
+        describe:
+          'Write the formatting into templates/ and patches/ (placeholders kept, only the lines a patch adds), then apply again',
       })
       .example('$0 format', 'print a diff of what clang-format and cmake-format would change')
       .example('$0 format --fix', 'fix templates/ and patches/ and refresh the checkout')

@@ -8,4 +8,14 @@ import { doctorSpec, testSpec } from './test.js';
 import { verifySpec } from './verify.js';
 
 /** Every command, in the order --help lists them. */
-export const commands: CommandSpec[] = [applySpec, statusSpec, resetSpec, testSpec, doctorSpec, formatSpec, checkMetalSpec, verifySpec, cleanSpec];
+export const commands: CommandSpec[] = [
+  applySpec,
+  statusSpec,
+  resetSpec,
+  testSpec,
+  doctorSpec,
+  formatSpec,
+  checkMetalSpec,
+  verifySpec,
+  cleanSpec,
+];

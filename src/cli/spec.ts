@@ -44,7 +44,13 @@ export function afterDashes(options: Record<string, unknown>): string[] {
 
 /** `--jobs`, read as text so that a bad value can be quoted back; `parseJobs` checks it. */
 export function jobsOption(describe: string, fallback: number) {
-  return { alias: 'j', type: 'string', default: String(fallback), defaultDescription: 'the number of CPUs', describe } as const;
+  return {
+    alias: 'j',
+    type: 'string',
+    default: String(fallback),
+    defaultDescription: 'the number of CPUs',
+    describe,
+  } as const;
 }
 
 /** A whole number of at least 1; anything else is a usage error that quotes what was given. */
@@ -52,7 +58,9 @@ export function parseJobs(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const text = String(Array.isArray(value) ? value.at(-1) : value);
   if (!/^\d+$/.test(text.trim()) || Number(text) < 1) {
-    throw new UserError('USAGE', `--jobs must be a whole number of at least 1 (got "${text}").`, { hint: 'For example --jobs 2.' });
+    throw new UserError('USAGE', `--jobs must be a whole number of at least 1 (got "${text}").`, {
+      hint: 'For example --jobs 2.',
+    });
   }
   return Number(text);
 }

@@ -8,18 +8,30 @@ export const verifySpec: CommandSpec = defineCommand({
   describe: 'Report every upstream-readiness check: formatting, Metal type-check, PR policy, build and tests',
   builder: (y) =>
     y
-      .option('metal-cpp', { type: 'string', describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required" })
-      .option('require-metal', { type: 'boolean', default: false, describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)' })
+      .option('metal-cpp', {
+        type: 'string',
+        describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required",
+      })
+      .option('require-metal', {
+        type: 'boolean',
+        default: false,
+        describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)',
+      })
       .option('jobs', jobsOption('Compilers to run at once (default: the number of CPUs)', os.availableParallelism()))
       .option('offline', { type: 'boolean', default: false, describe: 'Build without network, as `test --offline`' })
       .option('deps-dir', { type: 'string', describe: 'Folder with local copies of dependencies, as for `test`' })
       .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
-      .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder for the Metal type-check; repeatable' })
+      .option('include', {
+        type: 'string',
+        array: true,
+        describe: 'Extra -isystem folder for the Metal type-check; repeatable',
+      })
       .option('skip', {
         type: 'string',
         array: true,
         choices: SKIP_NAMES,
-        describe: 'Leave out checks: a group (format, metal-typecheck, pr-text, build) or one check id; listed in the report',
+        describe:
+          'Leave out checks: a group (format, metal-typecheck, pr-text, build) or one check id; listed in the report',
       })
       .example('$0 verify', 'one report of every check')
       .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')

@@ -24,8 +24,17 @@ export async function clean(options: CleanOptions): Promise<CommandResult<CleanD
   const all = options.all ?? false;
   const dryRun = options.dryRun ?? false;
   const outcome = await cleanWorkdir(ctx, { all, dryRun });
-  const data: CleanData = { command: 'clean', workdir: ctx.workdir, all, removed: outcome.removed, remove: outcome.remove.map(removeEntry), keep: outcome.keep.map(keepEntry), bytes: outcome.bytes };
-  if (outcome.remove.length === 0) return { data, lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(outcome.keep)] };
+  const data: CleanData = {
+    command: 'clean',
+    workdir: ctx.workdir,
+    all,
+    removed: outcome.removed,
+    remove: outcome.remove.map(removeEntry),
+    keep: outcome.keep.map(keepEntry),
+    bytes: outcome.bytes,
+  };
+  if (outcome.remove.length === 0)
+    return { data, lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(outcome.keep)] };
   const lines = [
     `${outcome.removed ? 'Removed' : 'Would remove'} from ${ctx.workdir}:`,
     ...outcome.remove.map(itemLine),

@@ -1,6 +1,13 @@
 import path from 'node:path';
 
-import { askedCommands, doctorReport, DOCTOR_COMMANDS, neededIds, type CommandReadiness, type DoctorCommand } from '../core/doctor.js';
+import {
+  askedCommands,
+  doctorReport,
+  DOCTOR_COMMANDS,
+  neededIds,
+  type CommandReadiness,
+  type DoctorCommand,
+} from '../core/doctor.js';
 import type { CheckResult } from '../core/checks.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { machineChecks } from '../ops/readiness.js';

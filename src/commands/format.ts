@@ -40,7 +40,8 @@ export async function format(options: FormatOptions): Promise<CommandResult<Form
   const lines: string[] = [];
   for (const f of differs) if (f.diff) lines.push(f.diff.trimEnd());
   lines.push(...report.files.map(findingLine));
-  if (!report.files.some((f) => f.tool === 'cmake-format') && report.cmakeFormat.reason) lines.push(`n/c   cmake-format: ${report.cmakeFormat.reason}`);
+  if (!report.files.some((f) => f.tool === 'cmake-format') && report.cmakeFormat.reason)
+    lines.push(`n/c   cmake-format: ${report.cmakeFormat.reason}`);
   lines.push(...problems.map((p) => `FAIL  ${p}`));
   if (fixed.length) lines.push(`Fixed: ${fixed.join(', ')}`);
   const skipped = report.files.filter((f) => f.status === 'not-checked').length;
@@ -51,6 +52,13 @@ export async function format(options: FormatOptions): Promise<CommandResult<Form
       : `${differs.length} file(s) need formatting. Run \`mlx-storage-pr format --fix\` to write the fix into templates/ and patches/.`,
   );
 
-  const data: FormatData = { command: 'format', ...report, clean, fixed, problems, ...(clean ? {} : { code: 'CHECK_FAILED' as const }) };
+  const data: FormatData = {
+    command: 'format',
+    ...report,
+    clean,
+    fixed,
+    problems,
+    ...(clean ? {} : { code: 'CHECK_FAILED' as const }),
+  };
   return { data, lines, ...(clean ? {} : { exitCode: ExitCode.failure }) };
 }

@@ -8,7 +8,8 @@ import type { WorkdirLayout } from '../core/workdir.js';
 import { classifyHead } from '../ops/state.js';
 import { loadContext, type GlobalOptions } from './context.js';
 
-export type CheckoutState = 'no-checkout' | 'no-files' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';
+export type CheckoutState =
+  'no-checkout' | 'no-files' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';
 
 export interface InterruptDetails {
   command: string;
@@ -36,11 +37,21 @@ const stateText: Record<CheckoutState, string> = {
  * own side folder and lock), then says what stopped and what state the
  * checkout is in. The run's commands already undid what they could.
  */
-export async function interruptedError(command: string, options: GlobalOptions, run: { finished: boolean }): Promise<UserError> {
+export async function interruptedError(
+  command: string,
+  options: GlobalOptions,
+  run: { finished: boolean },
+): Promise<UserError> {
   const running = runningAtInterrupt();
   // The report itself runs git; a second Ctrl-C still stops the process at once (bin/).
   watchInterrupts(undefined);
-  const details: InterruptDetails = { command, finished: run.finished, running, removed: [], checkout: { path: null, state: 'unknown', head: null, uncommitted: [] } };
+  const details: InterruptDetails = {
+    command,
+    finished: run.finished,
+    running,
+    removed: [],
+    checkout: { path: null, state: 'unknown', head: null, uncommitted: [] },
+  };
   try {
     const ctx = await loadContext(options);
     details.removed = await removeLeftovers(ctx.layout);
@@ -68,9 +79,13 @@ export async function interruptedError(command: string, options: GlobalOptions, 
       : `Interrupted: \`mlx-storage-pr ${command}\` did not finish${running.length ? `; it stopped while running \`${running.join('`, `')}\`` : ''}.`,
   ];
   const where = details.checkout.path ?? 'the checkout';
-  if (details.checkout.state === 'no-checkout') lines.push(`No MLX checkout in ${where}; nothing was kept from an unfinished fetch.`);
+  if (details.checkout.state === 'no-checkout')
+    lines.push(`No MLX checkout in ${where}; nothing was kept from an unfinished fetch.`);
   else lines.push(`The checkout ${where} ${stateText[details.checkout.state]}.`);
-  if (details.checkout.uncommitted.length) lines.push(`It has ${details.checkout.uncommitted.length} uncommitted change(s): ${details.checkout.uncommitted.slice(0, 10).join(', ')}${details.checkout.uncommitted.length > 10 ? ', ...' : ''}`);
+  if (details.checkout.uncommitted.length)
+    lines.push(
+      `It has ${details.checkout.uncommitted.length} uncommitted change(s): ${details.checkout.uncommitted.slice(0, 10).join(', ')}${details.checkout.uncommitted.length > 10 ? ', ...' : ''}`,
+    );
   if (details.removed.length) lines.push(`Removed what the run left behind: ${details.removed.join(', ')}`);
   return new UserError('INTERRUPTED', lines.join('\n'), {
     hint: `Run \`mlx-storage-pr ${command}\` again to finish; \`mlx-storage-pr status\` shows the checkout.`,
@@ -82,7 +97,10 @@ export async function interruptedError(command: string, options: GlobalOptions, 
 async function removeLeftovers(layout: WorkdirLayout): Promise<string[]> {
   const removed: string[] = [];
   const lock = layout.lock;
-  const owner = await readFile(lock, 'utf8').then((t) => (JSON.parse(t) as { pid?: number }).pid, () => undefined);
+  const owner = await readFile(lock, 'utf8').then(
+    (t) => (JSON.parse(t) as { pid?: number }).pid,
+    () => undefined,
+  );
   if (owner === process.pid) {
     await rm(lock, { force: true });
     removed.push(lock);

@@ -31,7 +31,10 @@ export async function reset(options: GlobalOptions): Promise<CommandResult<Reset
     const saved = await uninterruptible(async () => {
       let kept: SavedWork | undefined;
       if (dirty.length > 0 || head.kind === 'foreign') {
-        kept = await saveUserWork(git, dirty, { reason: 'reset', ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+        kept = await saveUserWork(git, dirty, {
+          reason: 'reset',
+          ...(head.kind === 'foreign' ? { head: head.commit } : {}),
+        });
       }
       await git.checkoutDetached(pinned);
       return kept;

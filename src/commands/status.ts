@@ -5,13 +5,15 @@ export type { ApplyState, StatusData } from '../ops/status.js';
 
 export async function status(options: GlobalOptions): Promise<CommandResult<StatusData>> {
   const data = await checkoutStatus(await loadContext(options));
-  if (data.state === 'no-checkout') return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
+  if (data.state === 'no-checkout')
+    return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
   return { data, lines: statusLines(data) };
 }
 
 const stateText: Record<ApplyState, string> = {
   'no-checkout': 'no checkout',
-  'no-files': 'not applied: the pinned commit is fetched but no files are checked out yet (an interrupted first apply): run `mlx-storage-pr apply`',
+  'no-files':
+    'not applied: the pinned commit is fetched but no files are checked out yet (an interrupted first apply): run `mlx-storage-pr apply`',
   'not-applied': 'not applied (clean pinned commit)',
   applied: 'applied and current',
   outdated: 'applied, but templates/ or patches/ changed since: run `mlx-storage-pr apply`',
@@ -29,6 +31,7 @@ function statusLines(data: StatusData): string[] {
   ];
   if (data.differs.length) lines.push('differs from the rendered series:', ...data.differs.map((p) => `  ${p}`));
   if (data.dirty.length) lines.push('uncommitted changes:', ...data.dirty.map((e) => `  ${e.code} ${e.path}`));
-  if (data.conflicts.length) lines.push('conflicts:', ...data.conflicts.map((c) => `  ${c.patch}: ${c.file}: ${c.reason}`));
+  if (data.conflicts.length)
+    lines.push('conflicts:', ...data.conflicts.map((c) => `  ${c.patch}: ${c.file}: ${c.reason}`));
   return lines;
 }

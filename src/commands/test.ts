@@ -14,10 +14,20 @@ export async function test(options: TestOptions): Promise<CommandResult<TestData
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const result = await runSuite(ctx, options);
-  return { data: result.data, lines: testLines(result.data), exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok };
+  return {
+    data: result.data,
+    lines: testLines(result.data),
+    exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok,
+  };
 }
 
-const order: Array<ClassifiedCase['classification']> = ['new-failure', 'new-test-failed', 'pre-existing-failure', 'fixed', 'new-test-passed'];
+const order: Array<ClassifiedCase['classification']> = [
+  'new-failure',
+  'new-test-failed',
+  'pre-existing-failure',
+  'fixed',
+  'new-test-passed',
+];
 
 function testLines(data: TestData): string[] {
   const s = data.summary;
@@ -30,11 +40,14 @@ function testLines(data: TestData): string[] {
   for (const kind of order) {
     for (const c of data.cases.filter((x) => x.classification === kind)) {
       lines.push(`${kind}: ${c.name}`);
-      for (const f of c.failures.slice(0, 5)) lines.push(`    ${f.file}:${f.line}: ${f.message}${f.origin ? ` (from ${f.origin})` : ''}`);
+      for (const f of c.failures.slice(0, 5))
+        lines.push(`    ${f.file}:${f.line}: ${f.message}${f.origin ? ` (from ${f.origin})` : ''}`);
     }
   }
   if (data.localEdits.length) {
-    const shown = data.localEdits.slice(0, 10).join(', ') + (data.localEdits.length > 10 ? ` and ${data.localEdits.length - 10} more` : '');
+    const shown =
+      data.localEdits.slice(0, 10).join(', ') +
+      (data.localEdits.length > 10 ? ` and ${data.localEdits.length - 10} more` : '');
     lines.push(`note: ${LOCAL_EDITS_NOTE}: ${shown}`);
   }
   lines.push(`build: ${data.buildDir} (logs: ${path.basename(data.logs.build)}, ${path.basename(data.logs.test)})`);

@@ -24,5 +24,9 @@ export async function verify(options: VerifyOptions): Promise<CommandResult<Veri
     ...(skipped.length ? [`left out (--skip): ${skipped.join(', ')}`] : []),
     ready ? 'Ready: every required check passes.' : `Not ready: ${blocking} required check(s) did not pass.`,
   ];
-  return { data: { command: 'verify', ready, checks, skipped }, lines, ...(ready ? {} : { exitCode: ExitCode.failure }) };
+  return {
+    data: { command: 'verify', ready, checks, skipped },
+    lines,
+    ...(ready ? {} : { exitCode: ExitCode.failure }),
+  };
 }

@@ -1,6 +1,7 @@
 import type { CaseResult } from './doctest.js';
 
-export type Classification = 'passed' | 'skipped' | 'new-failure' | 'pre-existing-failure' | 'new-test-passed' | 'new-test-failed' | 'fixed';
+export type Classification =
+  'passed' | 'skipped' | 'new-failure' | 'pre-existing-failure' | 'new-test-passed' | 'new-test-failed' | 'fixed';
 
 export interface ClassifiedCase {
   name: string;
@@ -30,7 +31,8 @@ export function classify(patched: readonly CaseResult[], baseline: readonly Case
     const old = before.get(c.name) ?? null;
     let classification: Classification;
     if (c.status === 'skipped') classification = 'skipped';
-    else if (baseline !== null && old === null) classification = failing(c.status) ? 'new-test-failed' : 'new-test-passed';
+    else if (baseline !== null && old === null)
+      classification = failing(c.status) ? 'new-test-failed' : 'new-test-passed';
     else if (failing(c.status)) classification = old !== null && failing(old) ? 'pre-existing-failure' : 'new-failure';
     else classification = old !== null && failing(old) ? 'fixed' : 'passed';
     return { name: c.name, classification, patched: c, baseline: old };
@@ -47,7 +49,14 @@ export function summarize(cases: readonly ClassifiedCase[]): Summary {
     'new-test-failed': 0,
     fixed: 0,
   };
-  const summary: Summary = { cases: cases.length, passed: 0, failed: 0, skipped: 0, assertions: { passed: 0, failed: 0 }, byClass };
+  const summary: Summary = {
+    cases: cases.length,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    assertions: { passed: 0, failed: 0 },
+    byClass,
+  };
   for (const c of cases) {
     byClass[c.classification]++;
     if (c.patched.status === 'skipped') summary.skipped++;

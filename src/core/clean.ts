@@ -17,13 +17,19 @@ export interface WorkdirItem {
  */
 export function classifyWorkdirEntry(name: string, isDirectory: boolean): WorkdirItem | null {
   if (!isDirectory) return null;
-  const item = (what: string, removedBy: WorkdirItem['removedBy'], holdsWorktree = false): WorkdirItem => ({ name, what, removedBy, holdsWorktree });
+  const item = (what: string, removedBy: WorkdirItem['removedBy'], holdsWorktree = false): WorkdirItem => ({
+    name,
+    what,
+    removedBy,
+    holdsWorktree,
+  });
   if (name === N.checkout) return item('the MLX checkout', 'all');
   if (name === N.metalCpp) return item('downloaded metal-cpp', 'all');
   if (isPartialCheckout(name)) return item('unfinished fetch', 'clean');
   if (name.startsWith(N.buildPrefix)) return item('build folder', 'clean');
   if (name === N.baseline) return item('unpatched baseline: its tree, builds and saved results', 'clean', true);
-  if (name === N.withoutImplementation) return item("verify's tree and build without the implementation", 'clean', true);
+  if (name === N.withoutImplementation)
+    return item("verify's tree and build without the implementation", 'clean', true);
   if (name === N.checkMetal) return item('check-metal logs and self-test tree', 'clean');
   return null;
 }
@@ -38,7 +44,10 @@ export function planClean(entries: ReadonlyArray<{ name: string; isDirectory: bo
     .map((e) => classifyWorkdirEntry(e.name, e.isDirectory))
     .filter((e): e is WorkdirItem => e !== null)
     .sort((a, b) => a.name.localeCompare(b.name));
-  return { remove: ours.filter((e) => all || e.removedBy === 'clean'), keep: ours.filter((e) => !all && e.removedBy === 'all') };
+  return {
+    remove: ours.filter((e) => all || e.removedBy === 'clean'),
+    keep: ours.filter((e) => !all && e.removedBy === 'all'),
+  };
 }
 
 /** The user's work a checkout holds; `clean --all` must not delete any of it. */
@@ -52,8 +61,12 @@ export interface CheckoutWork {
 
 export function describeCheckoutWork(work: CheckoutWork, dir: string): string[] {
   const reasons: string[] = [];
-  if (work.uncommitted.length) reasons.push(`uncommitted changes: ${work.uncommitted.slice(0, 10).join(', ')}${work.uncommitted.length > 10 ? `, ... (${work.uncommitted.length} in all)` : ''}`);
-  if (work.stashes) reasons.push(`${work.stashes} stash ${work.stashes === 1 ? 'entry' : 'entries'} (\`git -C ${dir} stash list\`)`);
+  if (work.uncommitted.length)
+    reasons.push(
+      `uncommitted changes: ${work.uncommitted.slice(0, 10).join(', ')}${work.uncommitted.length > 10 ? `, ... (${work.uncommitted.length} in all)` : ''}`,
+    );
+  if (work.stashes)
+    reasons.push(`${work.stashes} stash ${work.stashes === 1 ? 'entry' : 'entries'} (\`git -C ${dir} stash list\`)`);
   if (work.backupRefs.length) reasons.push(`saved work from apply --force or reset: ${work.backupRefs.join(', ')}`);
   if (work.foreignHead) reasons.push(`HEAD is a commit of yours: ${work.foreignHead.slice(0, 12)}`);
   if (work.branches.length) reasons.push(`branches of yours: ${work.branches.join(', ')}`);

@@ -20,7 +20,10 @@ const checkoutPath = (what: string) =>
   z
     .string()
     .min(1)
-    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the MLX checkout')
+    .refine(
+      (p) => !p.startsWith('/') && !p.split('/').includes('..'),
+      'must be a relative path inside the MLX checkout',
+    )
     .describe(what);
 
 /** The template variables a reviewer may ask to rename. Each rename is one edit here. */
@@ -29,7 +32,9 @@ export const VariablesSchema = z
     namespace: z
       .string()
       .regex(/^[A-Za-z_]\w*(::[A-Za-z_]\w*)*$/, 'must be a C++ namespace like mlx::core::metal')
-      .describe("C++ namespace of the API. The non-Metal stub is added inside no_metal.cpp's own `namespace metal` block, so another namespace also needs patches/0002-no-metal-stub.patch changed."),
+      .describe(
+        "C++ namespace of the API. The non-Metal stub is added inside no_metal.cpp's own `namespace metal` block, so another namespace also needs patches/0002-no-metal-stub.patch changed.",
+      ),
     class_name: identifier('Name of the view class.'),
     status_enum: identifier('Name of the status enum.'),
     options_struct: identifier('Name of the options struct.'),
@@ -40,7 +45,10 @@ export const VariablesSchema = z
     metal_test_file: checkoutPath('Path of the Metal-only doctest file.'),
     stub_test_file: checkoutPath('Path of the always-built doctest file with the non-Metal case.'),
     docs_section_title: z.string().min(1).describe('Title of the docs section in docs/src/dev/extensions.rst.'),
-    copyright_year: z.string().regex(/^\d{4}$/, 'must be a four-digit year').describe('Year in the copyright line of new files.'),
+    copyright_year: z
+      .string()
+      .regex(/^\d{4}$/, 'must be a four-digit year')
+      .describe('Year in the copyright line of new files.'),
   })
   .strict();
 
@@ -49,7 +57,11 @@ export const ConfigSchema = z
     $schema: z.string().optional(),
     upstream: z
       .object({
-        url: z.string().min(1).default(DEFAULT_UPSTREAM_URL).describe('Where MLX is fetched from unless --mlx-repo or MLX_REPO says otherwise.'),
+        url: z
+          .string()
+          .min(1)
+          .default(DEFAULT_UPSTREAM_URL)
+          .describe('Where MLX is fetched from unless --mlx-repo or MLX_REPO says otherwise.'),
         commit: z
           .string()
           .regex(/^[0-9a-f]{40}$/, 'must be a full 40-character lowercase commit SHA')
@@ -69,7 +81,11 @@ export const ConfigSchema = z
     build: z
       .object({
         target: z.string().min(1).default('tests').describe('CMake target that builds the C++ test binary.'),
-        testBinary: z.string().min(1).default('tests/tests').describe('Path of the doctest binary inside the build folder.'),
+        testBinary: z
+          .string()
+          .min(1)
+          .default('tests/tests')
+          .describe('Path of the doctest binary inside the build folder.'),
         cmakeArgs: z
           .array(z.string())
           .default(['-DMLX_BUILD_TESTS=ON', '-DMLX_BUILD_EXAMPLES=OFF'])
@@ -105,7 +121,8 @@ export function parseConfig(raw: unknown, file: string): Config {
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const where = issue.path.join('.') || '(root)';
-      if (issue.code === 'unrecognized_keys') return `${where}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `${where}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
       return `${where}: ${issue.message}`;
     });
     throw new UserError('CONFIG_INVALID', `${file} is invalid:\n  ${problems.join('\n  ')}`, {

@@ -47,11 +47,20 @@ export interface TargetFile {
  * Says why one file of a patch does not apply. `preImage` is the blob the
  * patch was written against (its `index` line), when the patch records one.
  */
-export function diagnoseFile(patch: string, file: PatchFile, state: TargetFile, preImage: string | undefined): Conflict | undefined {
+export function diagnoseFile(
+  patch: string,
+  file: PatchFile,
+  state: TargetFile,
+  preImage: string | undefined,
+): Conflict | undefined {
   const base = { patch, file: file.path };
   if (file.created) {
     if (state.content === null) return undefined;
-    return { ...base, reason: state.reverseApplies ? 'already_applied' : 'file_exists', detail: 'the patch creates a file that already exists' };
+    return {
+      ...base,
+      reason: state.reverseApplies ? 'already_applied' : 'file_exists',
+      detail: 'the patch creates a file that already exists',
+    };
   }
   if (state.content === null) {
     return { ...base, reason: 'file_missing', detail: 'the file does not exist at the pinned commit' };

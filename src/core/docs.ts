@@ -179,7 +179,11 @@ function distinct(warnings: readonly SphinxWarning[]): SphinxWarning[] {
  * below it). When a message occurs more often than before, the occurrences
  * on lines the series wrote count as the new ones first.
  */
-export function newWarnings(baseline: readonly SphinxWarning[], patched: readonly SphinxWarning[], fromSeries: (w: SphinxWarning) => boolean): SphinxWarning[] {
+export function newWarnings(
+  baseline: readonly SphinxWarning[],
+  patched: readonly SphinxWarning[],
+  fromSeries: (w: SphinxWarning) => boolean,
+): SphinxWarning[] {
   const before = new Map<string, number>();
   for (const w of distinct(baseline)) before.set(warningKey(w), (before.get(warningKey(w)) ?? 0) + 1);
   const unique = distinct(patched);
@@ -207,7 +211,9 @@ export function patchedLineOrigins(file: string, pinnedLineCount: number, steps:
   for (const step of steps) {
     if (step.path !== file) continue;
     const before = origins;
-    origins = step.sources.map((s): LineOrigin => ('pre' in s ? (before[s.pre] as LineOrigin) : { kind: 'series', file: `patches/${step.patch}`, line: s.patchLine }));
+    origins = step.sources.map((s): LineOrigin =>
+      'pre' in s ? (before[s.pre] as LineOrigin) : { kind: 'series', file: `patches/${step.patch}`, line: s.patchLine },
+    );
   }
   return origins;
 }
@@ -249,12 +255,17 @@ export interface DocsReport {
 }
 
 /** Attaches origins to the new warnings of `file`; `origins[n - 1]` is the origin of its line n. */
-export function locateWarnings(warnings: readonly SphinxWarning[], file: string, origins: readonly LineOrigin[]): NewDocsWarning[] {
+export function locateWarnings(
+  warnings: readonly SphinxWarning[],
+  file: string,
+  origins: readonly LineOrigin[],
+): NewDocsWarning[] {
   return warnings.map((w) => {
     const origin = w.line === null || w.file !== file ? null : (origins[w.line - 1] ?? null);
     let near: LineOrigin | null = null;
     if (origin?.kind === 'mlx' && w.line !== null) {
-      for (let i = w.line - 2; i >= 0 && near === null; i--) if (origins[i]?.kind === 'series') near = origins[i] as LineOrigin;
+      for (let i = w.line - 2; i >= 0 && near === null; i--)
+        if (origins[i]?.kind === 'series') near = origins[i] as LineOrigin;
     }
     return { ...w, origin, near };
   });
@@ -280,11 +291,21 @@ export function docsCheckResult(report: DocsReport): CheckResult {
   if (report.files.length === 0) return { ...base, status: 'pass', detail: 'no .rst files in the PR' };
   const paths = report.files.map((f) => f.path).join(', ');
   if (report.sphinx === null) {
-    return { ...base, status: 'not-checked', detail: `${paths}: not checked: ${report.reason ?? 'sphinx-build not found'}`, fix: SPHINX_INSTALL };
+    return {
+      ...base,
+      status: 'not-checked',
+      detail: `${paths}: not checked: ${report.reason ?? 'sphinx-build not found'}`,
+      fix: SPHINX_INSTALL,
+    };
   }
   const failed = report.files.filter((f) => f.failure !== null);
   if (failed.length) {
-    return { ...base, status: 'fail', detail: failed.map((f) => `${f.path}: ${f.failure}`).join('; '), fix: 'run the command above by hand to see the whole output' };
+    return {
+      ...base,
+      status: 'fail',
+      detail: failed.map((f) => `${f.path}: ${f.failure}`).join('; '),
+      fix: 'run the command above by hand to see the whole output',
+    };
   }
   const found = report.files.flatMap((f) => f.newWarnings);
   if (found.length) {

@@ -44,7 +44,8 @@ function unescape(text: string): string {
 
 /** A tolerant tokenizer: doctest's XML is flat and escaped, and may be cut off by a crash. */
 function* tokens(xml: string): Generator<Token> {
-  const re = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:.-]+="[^"]*")*)\s*(\/?)>|<\?[^>]*\?>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g;
+  const re =
+    /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:.-]+="[^"]*")*)\s*(\/?)>|<\?[^>]*\?>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g;
   for (const m of xml.matchAll(re)) {
     if (m[6] !== undefined) {
       yield { kind: 'text', name: '', attrs: {}, text: unescape(m[6]) };
@@ -62,7 +63,15 @@ function* tokens(xml: string): Generator<Token> {
 export function parseDoctestXml(xml: string): DoctestRun {
   const cases: CaseResult[] = [];
   let current: CaseResult | null = null;
-  let expression: { file: string; line: number; type: string; original: string; expanded: string; inOriginal: boolean; inExpanded: boolean } | null = null;
+  let expression: {
+    file: string;
+    line: number;
+    type: string;
+    original: string;
+    expanded: string;
+    inOriginal: boolean;
+    inExpanded: boolean;
+  } | null = null;
   let exception: { crash: boolean; text: string } | null = null;
   let message: { file: string; line: number; type: string; text: string } | null = null;
   let complete = false;
@@ -83,7 +92,15 @@ export function parseDoctestXml(xml: string): DoctestRun {
     } else if (!current) {
       if (t.name === 'OverallResultsTestCases') complete = true;
     } else if (t.kind === 'open' && t.name === 'Expression') {
-      expression = { file: t.attrs['filename'] ?? current.file, line: Number(t.attrs['line'] ?? 0), type: t.attrs['type'] ?? 'CHECK', original: '', expanded: '', inOriginal: false, inExpanded: false };
+      expression = {
+        file: t.attrs['filename'] ?? current.file,
+        line: Number(t.attrs['line'] ?? 0),
+        type: t.attrs['type'] ?? 'CHECK',
+        original: '',
+        expanded: '',
+        inOriginal: false,
+        inExpanded: false,
+      };
     } else if (expression && t.kind === 'open' && (t.name === 'Original' || t.name === 'Expanded')) {
       expression.inOriginal = t.name === 'Original';
       expression.inExpanded = t.name === 'Expanded';
@@ -109,20 +126,35 @@ export function parseDoctestXml(xml: string): DoctestRun {
     } else if (exception && t.kind === 'close' && t.name === 'Exception') {
       const text = exception.text.trim();
       if (!text.startsWith('exception thrown in subcase')) {
-        current.failures.push({ file: current.file, line: current.line, message: `${exception.crash ? 'crash' : 'exception'}: ${text}` });
+        current.failures.push({
+          file: current.file,
+          line: current.line,
+          message: `${exception.crash ? 'crash' : 'exception'}: ${text}`,
+        });
       }
       if (exception.crash) current.status = 'crashed';
       exception = null;
     } else if (t.kind === 'open' && t.name === 'Message') {
-      message = { file: t.attrs['filename'] ?? current.file, line: Number(t.attrs['line'] ?? 0), type: t.attrs['type'] ?? '', text: '' };
+      message = {
+        file: t.attrs['filename'] ?? current.file,
+        line: Number(t.attrs['line'] ?? 0),
+        type: t.attrs['type'] ?? '',
+        text: '',
+      };
     } else if (message && t.kind === 'text') {
       message.text += t.text;
     } else if (message && t.kind === 'close' && t.name === 'Message') {
-      if (/ERROR/.test(message.type)) current.failures.push({ file: message.file, line: message.line, message: `${message.type}: ${message.text.trim()}` });
+      if (/ERROR/.test(message.type))
+        current.failures.push({
+          file: message.file,
+          line: message.line,
+          message: `${message.type}: ${message.text.trim()}`,
+        });
       message = null;
     } else if (t.name === 'OverallResultsAsserts' && (t.kind === 'self' || t.kind === 'open')) {
       current.assertions = { passed: Number(t.attrs['successes'] ?? 0), failed: Number(t.attrs['failures'] ?? 0) };
-      if (current.status !== 'crashed' && current.status !== 'skipped' && t.attrs['test_case_success'] === 'false') current.status = 'failed';
+      if (current.status !== 'crashed' && current.status !== 'skipped' && t.attrs['test_case_success'] === 'false')
+        current.status = 'failed';
     }
   }
   if (current) {
@@ -141,7 +173,8 @@ export function doctestFilterEscape(name: string): string {
 /** Test case names from `--list-test-cases --reporters=xml`. */
 export function parseDoctestList(xml: string): string[] {
   const names: string[] = [];
-  for (const t of tokens(xml)) if (t.name === 'TestCase' && t.kind !== 'close' && t.attrs['name'] !== undefined) names.push(t.attrs['name']);
+  for (const t of tokens(xml))
+    if (t.name === 'TestCase' && t.kind !== 'close' && t.attrs['name'] !== undefined) names.push(t.attrs['name']);
   return names;
 }
 
@@ -158,7 +191,14 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row.push(Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j++)
+      row.push(
+        Math.min(
+          (previous[j] as number) + 1,
+          (row[j - 1] as number) + 1,
+          (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        ),
+      );
     previous = row;
   }
   return previous[b.length] as number;
@@ -171,7 +211,9 @@ function editDistance(a: string, b: string): number {
  */
 export function closeCaseNames(filter: string, names: readonly string[], max = 5): string[] {
   const split = names.map((name) => ({ name, words: words(name) }));
-  const wanted = [...new Set(words(filter.replace(/[*?]/g, ' ')))].filter((w) => !split.every((n) => n.words.includes(w)));
+  const wanted = [...new Set(words(filter.replace(/[*?]/g, ' ')))].filter(
+    (w) => !split.every((n) => n.words.includes(w)),
+  );
   if (wanted.length === 0) return [];
   const scored = split.map(({ name, words: have }) => {
     let score = 0;

@@ -32,7 +32,9 @@ function buildNeeds(offline: boolean): Need[] {
     { id: 'disk', required: true },
     { id: 'ninja', required: false },
     { id: 'ccache', required: false },
-    offline ? { id: 'offline-', required: true } : { id: 'offline-', required: false, without: 'needed only for --offline' },
+    offline
+      ? { id: 'offline-', required: true }
+      : { id: 'offline-', required: false, without: 'needed only for --offline' },
   ];
 }
 
@@ -44,7 +46,11 @@ export function commandNeeds(command: DoctorCommand, options: { offline: boolean
     case 'test':
       return buildNeeds(options.offline);
     case 'format':
-      return [GIT, { id: 'clang-format', required: true }, { id: 'cmake-format', required: false, without: 'CMake files are reported as not checked' }];
+      return [
+        GIT,
+        { id: 'clang-format', required: true },
+        { id: 'cmake-format', required: false, without: 'CMake files are reported as not checked' },
+      ];
     case 'check-metal':
       return [GIT, { id: 'metal-clang', required: true }, { id: 'metal-libcxx', required: true }];
     case 'verify':
@@ -53,8 +59,16 @@ export function commandNeeds(command: DoctorCommand, options: { offline: boolean
         { id: 'clang-format', required: true },
         { id: 'cmake-format', required: true },
         { id: 'sphinx', required: true },
-        { id: 'metal-clang', required: false, without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)' },
-        { id: 'metal-libcxx', required: false, without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)' },
+        {
+          id: 'metal-clang',
+          required: false,
+          without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)',
+        },
+        {
+          id: 'metal-libcxx',
+          required: false,
+          without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)',
+        },
       ];
   }
 }
@@ -105,7 +119,11 @@ const MARK = { pass: 'ok  ', required: 'FAIL', optional: 'opt ', notChecked: 'n/
  * and says which commands are ready. `ready` is false when any check an
  * asked command requires did not pass.
  */
-export function doctorReport(commands: readonly DoctorCommand[], results: readonly CheckResult[], options: { offline: boolean }): DoctorReport {
+export function doctorReport(
+  commands: readonly DoctorCommand[],
+  results: readonly CheckResult[],
+  options: { offline: boolean },
+): DoctorReport {
   const readiness: CommandReadiness[] = [];
   const lines: string[] = [];
   /** The command under which each check was listed. */
@@ -114,7 +132,9 @@ export function doctorReport(commands: readonly DoctorCommand[], results: readon
 
   for (const command of commands) {
     const needs = commandNeeds(command, options);
-    const mine = results.map((check) => ({ check, need: needFor(check, needs) })).filter((x): x is { check: CheckResult; need: Need } => x.need !== undefined);
+    const mine = results
+      .map((check) => ({ check, need: needFor(check, needs) }))
+      .filter((x): x is { check: CheckResult; need: Need } => x.need !== undefined);
     const missing = mine.filter((x) => x.need.required && x.check.status !== 'pass').map((x) => x.check.id);
     const optionalMissing = mine.filter((x) => !x.need.required && x.check.status !== 'pass').map((x) => x.check.id);
     for (const x of mine) if (x.need.required) requiredByAny.add(x.check.id);
@@ -126,14 +146,26 @@ export function doctorReport(commands: readonly DoctorCommand[], results: readon
     if (earlier.length) {
       const failing = earlier.filter((x) => x.need.required && x.check.status !== 'pass').map((x) => x.check.title);
       const under = [...new Set(earlier.map((x) => shown.get(x.check.id)))].join(', ');
-      lines.push(`  ${failing.length ? MARK.required : MARK.pass} also needs checks listed under ${under}${failing.length ? `; not ready: ${failing.join(', ')}` : ''}`);
+      lines.push(
+        `  ${failing.length ? MARK.required : MARK.pass} also needs checks listed under ${under}${failing.length ? `; not ready: ${failing.join(', ')}` : ''}`,
+      );
     }
     for (const { check, need } of fresh) {
       shown.set(check.id, command);
-      const mark = check.status === 'pass' ? MARK.pass : !need.required ? MARK.optional : check.status === 'not-checked' ? MARK.notChecked : MARK.required;
+      const mark =
+        check.status === 'pass'
+          ? MARK.pass
+          : !need.required
+            ? MARK.optional
+            : check.status === 'not-checked'
+              ? MARK.notChecked
+              : MARK.required;
       const optional = need.required ? '' : need.without ? ` (optional: without it, ${need.without})` : ' (optional)';
       const [first = '', ...rest] = check.detail.split('\n');
-      lines.push(`  ${mark} ${check.title}: ${first}${check.status === 'pass' ? '' : optional}`, ...rest.map((l) => `       ${l}`));
+      lines.push(
+        `  ${mark} ${check.title}: ${first}${check.status === 'pass' ? '' : optional}`,
+        ...rest.map((l) => `       ${l}`),
+      );
       if (check.fix && check.status !== 'pass') lines.push(`       fix: ${check.fix}`);
     }
   }
@@ -144,8 +176,13 @@ export function doctorReport(commands: readonly DoctorCommand[], results: readon
   lines.push('');
   if (ready.length) lines.push(`Ready: ${ready.join(', ')}.`);
   for (const r of notReady) lines.push(`Not ready: ${r.command} (needs ${r.missing.map(title).join(', ')}).`);
-  if (notReady.length) lines.push('Run the fix lines above, then `mlx-storage-pr doctor` again. `opt` marks what a command can do without; `n/c` what could not be checked.');
+  if (notReady.length)
+    lines.push(
+      'Run the fix lines above, then `mlx-storage-pr doctor` again. `opt` marks what a command can do without; `n/c` what could not be checked.',
+    );
 
-  const checks = results.filter((c) => commands.some((cmd) => needFor(c, commandNeeds(cmd, options)) !== undefined)).map((c) => ({ ...c, required: requiredByAny.has(c.id) }));
+  const checks = results
+    .filter((c) => commands.some((cmd) => needFor(c, commandNeeds(cmd, options)) !== undefined))
+    .map((c) => ({ ...c, required: requiredByAny.has(c.id) }));
   return { ready: notReady.length === 0, commands: readiness, checks, lines };
 }

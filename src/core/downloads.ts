@@ -44,7 +44,10 @@ export function downloadSources(files: ReadonlyArray<{ path: string; text: strin
 }
 
 /** The proxy that carries requests to `url`, from the usual environment variables, if any. */
-export function proxyFor(url: string, env: Readonly<Record<string, string | undefined>>): { host: string; port: number } | null {
+export function proxyFor(
+  url: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { host: string; port: number } | null {
   const scheme = url.startsWith('https:') ? 'https' : url.startsWith('http:') ? 'http' : null;
   if (scheme === null) return null;
   const value = env[`${scheme}_proxy`] ?? env[`${scheme.toUpperCase()}_PROXY`] ?? env['all_proxy'] ?? env['ALL_PROXY'];

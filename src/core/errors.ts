@@ -124,7 +124,10 @@ export function permissionErrorFrom(error: unknown): UserError | null {
   const e = error as { code?: unknown; path?: unknown; dest?: unknown; syscall?: unknown } | null;
   if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || !PERMISSION_CODES.has(e.code)) return null;
   const file = typeof e.dest === 'string' ? e.dest : typeof e.path === 'string' ? e.path : '(unknown path)';
-  const reason = e.code === 'EROFS' ? 'the file system is read-only' : `permission denied${typeof e.syscall === 'string' ? ` (${e.syscall})` : ''}`;
+  const reason =
+    e.code === 'EROFS'
+      ? 'the file system is read-only'
+      : `permission denied${typeof e.syscall === 'string' ? ` (${e.syscall})` : ''}`;
   return permissionDenied(file, reason, { cause: error });
 }
 
@@ -133,7 +136,12 @@ export function permissionErrorFrom(error: unknown): UserError | null {
  * error (e.g. git in a broken repository): the user sees the command, its exit
  * code and what it said.
  */
-export function processFailed(failure: { message: string; command: readonly string[]; exitCode: number | null; stderr: string }): UserError {
+export function processFailed(failure: {
+  message: string;
+  command: readonly string[];
+  exitCode: number | null;
+  stderr: string;
+}): UserError {
   const stderr = failure.stderr.trim().split('\n').slice(-8).join('\n');
   return new UserError('PROCESS_FAILED', `${failure.message}.`, {
     hint: `Run \`${failure.command.join(' ')}\` yourself to see the whole message; fix what it names (e.g. a broken repository or a missing program) and run again (--verbose shows every command run).`,

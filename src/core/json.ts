@@ -7,7 +7,10 @@ export interface JsonSyntaxError {
 }
 
 class Stop extends Error {
-  constructor(readonly offset: number, message: string) {
+  constructor(
+    readonly offset: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +32,8 @@ export function locateJsonError(text: string): JsonSyntaxError {
   const literal = (word: string) => {
     const start = i;
     const found = /^[A-Za-z0-9_]*/.exec(text.slice(i))?.[0] ?? '';
-    if (found !== word) fail(`unexpected ${JSON.stringify(found)} (expected a value such as ${word}, a number or a "string")`, start);
+    if (found !== word)
+      fail(`unexpected ${JSON.stringify(found)} (expected a value such as ${word}, a number or a "string")`, start);
     i += word.length;
   };
   const string = () => {

@@ -80,9 +80,15 @@ export function laneFlags(inputs: LaneInputs): string[] {
  * test; `broken.cpp` must fail, and fail for exactly its annotated reasons.
  */
 export function selfTestJobs(mlxRoot: string, metalTus: readonly string[], selftestDir: string): TypeCheckJob[] {
-  const jobs: TypeCheckJob[] = metalTus.map((tu) => ({ label: tu, file: `${mlxRoot}/${tu}`, expect: 'pass', flags: [] }));
+  const jobs: TypeCheckJob[] = metalTus.map((tu) => ({
+    label: tu,
+    file: `${mlxRoot}/${tu}`,
+    expect: 'pass',
+    flags: [],
+  }));
   const variant = (tu: string, define: string) => {
-    if (metalTus.includes(tu)) jobs.push({ label: `${tu} [${define}]`, file: `${mlxRoot}/${tu}`, expect: 'pass', flags: [define] });
+    if (metalTus.includes(tu))
+      jobs.push({ label: `${tu} [${define}]`, file: `${mlxRoot}/${tu}`, expect: 'pass', flags: [define] });
   };
   variant('mlx/backend/metal/device.cpp', '-D__MAC_26_0=260000');
   variant('mlx/backend/metal/device.cpp', '-DMLX_METAL_NO_NAX');
@@ -105,7 +111,16 @@ export function judge(job: TypeCheckJob, exitCode: number, output: string, secon
   const errorLines = output.split('\n').filter((l) => ERROR_LINE.test(l));
   const good = job.expect === 'fail' ? exitCode !== 0 : exitCode === 0;
   const errors = errorLines.length ? errorLines.slice(0, 5) : exitCode !== 0 ? output.trim().split('\n').slice(-3) : [];
-  return { label: job.label, expect: job.expect, exitCode, seconds: Math.round(seconds * 10) / 10, good, errorCount: errorLines.length, errors, output };
+  return {
+    label: job.label,
+    expect: job.expect,
+    exitCode,
+    seconds: Math.round(seconds * 10) / 10,
+    good,
+    errorCount: errorLines.length,
+    errors,
+    output,
+  };
 }
 
 /** A fix for a header the lane cannot find, when the missing header names one. */
@@ -120,10 +135,15 @@ export function missingHeaderHint(outcomes: readonly TypeCheckOutcome[]): string
   if (missing.size === 0) return null;
   const names = [...missing];
   const known: string[] = [];
-  if (names.some((n) => n.startsWith('fmt/'))) known.push('fmt headers: `sudo apt-get install libfmt-dev` or --include <dir with fmt/>');
-  if (names.some((n) => n.startsWith('doctest/'))) known.push('doctest: `sudo apt-get install doctest-dev` or --include <dir with doctest/>');
+  if (names.some((n) => n.startsWith('fmt/')))
+    known.push('fmt headers: `sudo apt-get install libfmt-dev` or --include <dir with fmt/>');
+  if (names.some((n) => n.startsWith('doctest/')))
+    known.push('doctest: `sudo apt-get install doctest-dev` or --include <dir with doctest/>');
   const other = names.filter((n) => !n.startsWith('fmt/') && !n.startsWith('doctest/'));
-  if (other.length) known.push(`${other.join(', ')}: an Apple system header without a shim needs one in shims/include (see shims/README.md), other headers need --include <dir>`);
+  if (other.length)
+    known.push(
+      `${other.join(', ')}: an Apple system header without a shim needs one in shims/include (see shims/README.md), other headers need --include <dir>`,
+    );
   return `missing headers: ${known.join('; ')}`;
 }
 
@@ -137,7 +157,10 @@ export interface LaneSummary {
 }
 
 /** One line per TU (`ok` / `FAIL` with the first errors) and a summary line. */
-export function summariseLane(outcomes: readonly TypeCheckOutcome[], options: { selfTest: boolean; jobs: number; wallSeconds: number }): LaneSummary {
+export function summariseLane(
+  outcomes: readonly TypeCheckOutcome[],
+  options: { selfTest: boolean; jobs: number; wallSeconds: number },
+): LaneSummary {
   const lines: string[] = [];
   let passed = 0;
   let failed = 0;
@@ -146,7 +169,11 @@ export function summariseLane(outcomes: readonly TypeCheckOutcome[], options: { 
     if (o.good) passed++;
     else failed++;
     if (o.expect === 'fail') {
-      lines.push(o.good ? `ok   ${o.label} (failed as expected: ${o.errorCount} errors) ${time}` : `FAIL ${o.label} (expected errors, but it type-checked) ${time}`);
+      lines.push(
+        o.good
+          ? `ok   ${o.label} (failed as expected: ${o.errorCount} errors) ${time}`
+          : `FAIL ${o.label} (expected errors, but it type-checked) ${time}`,
+      );
     } else if (o.good) {
       lines.push(`ok   ${o.label} ${time}`);
     } else {

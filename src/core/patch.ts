@@ -85,10 +85,21 @@ export function splitPatch(text: string, origin: string): SplitPatch {
       loose = [];
       let oldLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
       let newLeft = hunk[4] === undefined ? 1 : Number(hunk[4]);
-      const parsed: RawHunk = { oldStart: Number(hunk[1]), oldLines: oldLeft, newStart: Number(hunk[3]), newLines: newLeft, header: line, lines: [], at: i + 1 };
+      const parsed: RawHunk = {
+        oldStart: Number(hunk[1]),
+        oldLines: oldLeft,
+        newStart: Number(hunk[3]),
+        newLines: newLeft,
+        header: line,
+        lines: [],
+        at: i + 1,
+      };
       while (oldLeft > 0 || newLeft > 0 || (lines[i + 1] ?? '').startsWith('\\')) {
         i++;
-        if (i >= lines.length) throw new UserError('SERIES_INVALID', `${origin}: hunk "${line}" is cut short.`, { hint: 'Regenerate the patch with `git diff`.' });
+        if (i >= lines.length)
+          throw new UserError('SERIES_INVALID', `${origin}: hunk "${line}" is cut short.`, {
+            hint: 'Regenerate the patch with `git diff`.',
+          });
         const body = lines[i] as string;
         const kind = body[0] ?? ' ';
         if (kind === ' ') {
@@ -96,14 +107,24 @@ export function splitPatch(text: string, origin: string): SplitPatch {
           newLeft--;
         } else if (kind === '-') oldLeft--;
         else if (kind === '+') newLeft--;
-        else if (kind !== '\\') throw new UserError('SERIES_INVALID', `${origin}: unexpected line in hunk "${line}": ${body}`, { hint: 'Regenerate the patch with `git diff`.' });
+        else if (kind !== '\\')
+          throw new UserError('SERIES_INVALID', `${origin}: unexpected line in hunk "${line}": ${body}`, {
+            hint: 'Regenerate the patch with `git diff`.',
+          });
         parsed.lines.push(body);
       }
       section.hunks.push(parsed);
       continue;
     }
-    const gitHeaderOpen = current !== null && (current as PatchSection).hunks.length === 0 && loose.some((l) => l.startsWith('diff --git '));
-    if (line.startsWith('diff --git ') || (line.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ') && !gitHeaderOpen)) startSection();
+    const gitHeaderOpen =
+      current !== null &&
+      (current as PatchSection).hunks.length === 0 &&
+      loose.some((l) => l.startsWith('diff --git '));
+    if (
+      line.startsWith('diff --git ') ||
+      (line.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ') && !gitHeaderOpen)
+    )
+      startSection();
     loose.push(line);
   }
   flush();
@@ -261,7 +282,9 @@ export function seriesSteps(
     const rendered = splitPatch(patch.rendered, origin);
     const raw = splitPatch(patch.raw, origin);
     if (raw.sections.length !== rendered.sections.length) {
-      throw new UserError('SERIES_INVALID', `${origin}: rendering changed the number of file sections.`, { hint: 'Keep placeholders inside single lines.' });
+      throw new UserError('SERIES_INVALID', `${origin}: rendering changed the number of file sections.`, {
+        hint: 'Keep placeholders inside single lines.',
+      });
     }
     for (const [index, section] of rendered.sections.entries()) {
       const file = sectionPath(section);

@@ -39,12 +39,17 @@ export const DEFAULT_WORKDIR = '.work';
  */
 export function verifyWorkdir(workdir: string, projectRoot: string, origin: string): void {
   const relative = path.relative(projectRoot, workdir);
-  const inside = relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+  const inside =
+    relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
   const first = relative.split(path.sep)[0];
   if (inside && first !== DEFAULT_WORKDIR) {
-    throw new UserError('WORKDIR_INVALID', `The workdir ${workdir} (from ${origin}) is inside the project ${projectRoot}.`, {
-      hint: `The MLX checkout and builds would land among the project's files. Choose a folder outside the project, or leave ${origin} out to use ${path.join(projectRoot, DEFAULT_WORKDIR)}.`,
-      details: { workdir, projectRoot, origin },
-    });
+    throw new UserError(
+      'WORKDIR_INVALID',
+      `The workdir ${workdir} (from ${origin}) is inside the project ${projectRoot}.`,
+      {
+        hint: `The MLX checkout and builds would land among the project's files. Choose a folder outside the project, or leave ${origin} out to use ${path.join(projectRoot, DEFAULT_WORKDIR)}.`,
+        details: { workdir, projectRoot, origin },
+      },
+    );
   }
 }

@@ -107,7 +107,11 @@ export function patchedPaths(plan: ApplyPlan): string[] {
  * patches/ (placeholders) kept in step. `pinned` holds the pinned content of
  * every path in `patchedPaths(plan)` (null: the patch creates the file).
  */
-export function planSteps(plan: ApplyPlan, inputs: PlanInputs, pinned: ReadonlyMap<string, string | null>): PatchStep[] {
+export function planSteps(
+  plan: ApplyPlan,
+  inputs: PlanInputs,
+  pinned: ReadonlyMap<string, string | null>,
+): PatchStep[] {
   return seriesSteps(
     plan.patches.map((p) => ({ name: p.name, raw: inputs.patches.get(p.name) ?? '', rendered: p.text })),
     pinned,
@@ -116,5 +120,7 @@ export function planSteps(plan: ApplyPlan, inputs: PlanInputs, pinned: ReadonlyM
 
 /** Every path the plan writes, in a stable order. */
 export function plannedPaths(plan: ApplyPlan): string[] {
-  return [...new Set([...plan.files.map((f) => f.path), ...plan.patches.flatMap((p) => p.files.map((f) => f.path))])].sort();
+  return [
+    ...new Set([...plan.files.map((f) => f.path), ...plan.patches.flatMap((p) => p.files.map((f) => f.path))]),
+  ].sort();
 }

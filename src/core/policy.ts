@@ -67,7 +67,10 @@ export function disclosureText(markdown: string): { heading: string | null; text
       if (h && (h[1] as string).length <= level) break;
       body.push(next);
     }
-    const original = markdown.split('\n').slice(i + 1, i + 1 + body.length).join('\n');
+    const original = markdown
+      .split('\n')
+      .slice(i + 1, i + 1 + body.length)
+      .join('\n');
     return { heading: (heading[2] as string).trim(), text: ownWords(original) };
   }
   const label = markdown.split('\n').findIndex((l) => /^\s*[-*]?\s*AI usage disclosure:/i.test(l));
@@ -105,7 +108,13 @@ export function policyChecks(files: readonly PolicyFile[]): CheckResult[] {
           fix: 'Restore the templates from the mlx-storage-pr package (pr/) and write them yourself.',
           required: true,
         }
-      : { id: 'pr-files', title: 'PR text files present', status: 'pass', detail: `a description and ${messages.length} commit message${messages.length === 1 ? '' : 's'} in pr/`, required: true },
+      : {
+          id: 'pr-files',
+          title: 'PR text files present',
+          status: 'pass',
+          detail: `a description and ${messages.length} commit message${messages.length === 1 ? '' : 's'} in pr/`,
+          required: true,
+        },
   );
 
   const empty = files.filter((f) => ownWords(f.text).length === 0).map((f) => f.path);
@@ -115,22 +124,41 @@ export function policyChecks(files: readonly PolicyFile[]): CheckResult[] {
           id: 'pr-placeholders',
           title: 'Text written by you',
           status: 'fail',
-          detail: [placeholders.length ? `placeholders left at ${where.join(', ')}${more}` : '', empty.length ? `no text yet in ${empty.join(', ')}` : ''].filter(Boolean).join('; '),
+          detail: [
+            placeholders.length ? `placeholders left at ${where.join(', ')}${more}` : '',
+            empty.length ? `no text yet in ${empty.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('; '),
           fix: 'Replace every <!-- WRITE: ... --> and TODO(user) with your own words. MLX forbids tools writing PR descriptions and commit messages (AGENTS.md).',
           required: true,
         }
-      : { id: 'pr-placeholders', title: 'Text written by you', status: 'pass', detail: 'no placeholders left', required: true },
+      : {
+          id: 'pr-placeholders',
+          title: 'Text written by you',
+          status: 'pass',
+          detail: 'no placeholders left',
+          required: true,
+        },
   );
 
   const disclosure = description ? disclosureText(description.text) : { heading: null, text: '' };
   checks.push(
     disclosure.text.length > 0
-      ? { id: 'pr-ai-disclosure', title: 'AI use disclosure', status: 'pass', detail: `${DESCRIPTION_FILE} discloses AI use${disclosure.heading ? ` under "${disclosure.heading}"` : ''}`, required: true }
+      ? {
+          id: 'pr-ai-disclosure',
+          title: 'AI use disclosure',
+          status: 'pass',
+          detail: `${DESCRIPTION_FILE} discloses AI use${disclosure.heading ? ` under "${disclosure.heading}"` : ''}`,
+          required: true,
+        }
       : {
           id: 'pr-ai-disclosure',
           title: 'AI use disclosure',
           status: 'fail',
-          detail: description ? `${DESCRIPTION_FILE} has no AI use disclosure in your words (a heading such as "## AI usage disclosure" with text under it)` : `no ${DESCRIPTION_FILE}`,
+          detail: description
+            ? `${DESCRIPTION_FILE} has no AI use disclosure in your words (a heading such as "## AI usage disclosure" with text under it)`
+            : `no ${DESCRIPTION_FILE}`,
           fix: 'Say how AI was used for this PR, in your own words (MLX CONTRIBUTING.md, "AI Usage Policy").',
           required: true,
         },

@@ -29,10 +29,14 @@ export function renderString(text: string, variables: Variables, file: string): 
   const stray = /\{\{|\}\}/.exec(rendered);
   if (stray) {
     const line = rendered.slice(0, stray.index).split('\n').length;
-    throw new UserError('TEMPLATE_SYNTAX', `${file}:${line}: malformed placeholder near "${rendered.slice(stray.index, stray.index + 20)}".`, {
-      hint: 'Placeholders look like {{name}} with a name of letters, digits and underscores.',
-      details: { file, line },
-    });
+    throw new UserError(
+      'TEMPLATE_SYNTAX',
+      `${file}:${line}: malformed placeholder near "${rendered.slice(stray.index, stray.index + 20)}".`,
+      {
+        hint: 'Placeholders look like {{name}} with a name of letters, digits and underscores.',
+        details: { file, line },
+      },
+    );
   }
   return rendered;
 }

@@ -33,7 +33,8 @@ export interface PatchFile {
   hunks: RawHunk[];
 }
 
-const REGENERATE = 'Regenerate the patch with `git diff` against the pinned commit (in the checkout: `git diff > <project>/patches/<name>`).';
+const REGENERATE =
+  'Regenerate the patch with `git diff` against the pinned commit (in the checkout: `git diff > <project>/patches/<name>`).';
 
 /**
  * Refuses a patch file that is no unified diff at all (binary data, or text
@@ -42,10 +43,14 @@ const REGENERATE = 'Regenerate the patch with `git diff` against the pinned comm
  */
 export function verifyUnifiedDiff(text: string, origin: string): void {
   if (text.includes('\0') || text.includes('\uFFFD')) {
-    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: the file is binary or not UTF-8 text.`, { hint: REGENERATE });
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: the file is binary or not UTF-8 text.`, {
+      hint: REGENERATE,
+    });
   }
   if (!/^(diff --git |--- |\+\+\+ |@@ )/m.test(text)) {
-    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: no "diff --git", "---"/"+++" or "@@" line.`, { hint: REGENERATE });
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: no "diff --git", "---"/"+++" or "@@" line.`, {
+      hint: REGENERATE,
+    });
   }
 }
 

@@ -9,7 +9,12 @@ export interface Source {
 }
 
 /** Where MLX comes from: --mlx-repo, then MLX_REPO, then the config's upstream URL. */
-export function chooseSource(flag: string | undefined, env: string | undefined, configUrl: string, cwd: string): Source {
+export function chooseSource(
+  flag: string | undefined,
+  env: string | undefined,
+  configUrl: string,
+  cwd: string,
+): Source {
   const value = flag ?? (env && env.length > 0 ? env : undefined) ?? configUrl;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[\w.-]+@[\w.-]+:/.test(value)) {
     return { kind: 'url', display: value, location: value };

@@ -5,7 +5,6 @@ import { diffArrays } from 'diff';
 import { UserError } from './errors.js';
 import { PLACEHOLDER, placeholdersIn, renderString, type Variables } from './render.js';
 
-
 interface Segment {
   text: string;
   name: string | null;
@@ -37,7 +36,11 @@ function occurrences(text: string, value: string, claimed: Array<[number, number
 }
 
 /** For every occurrence of each value: the placeholder it came from, `null` for literal text, `'?'` for a partial overlap. */
-function tagOccurrences(raw: string, variables: Variables, values: readonly string[]): Map<string, Array<string | null>> {
+function tagOccurrences(
+  raw: string,
+  variables: Variables,
+  values: readonly string[],
+): Map<string, Array<string | null>> {
   const segs = segments(raw, variables);
   const text = segs.map((s) => s.text).join('');
   const spans: Array<{ start: number; end: number; name: string | null }> = [];
@@ -64,10 +67,14 @@ function tagOccurrences(raw: string, variables: Variables, values: readonly stri
 
 /** Thrown when a formatted line holds a variable's value and it is unclear whether that text is a placeholder. */
 function unmappable(origin: string, line: number, text: string, value: string, names: string[]): UserError {
-  return new UserError('CHECK_FAILED', `${origin}: cannot map formatted line ${line} back to the template: "${text.trim()}" holds "${value}", the value of ${names.map((n) => `{{${n}}}`).join('/')}, and the template uses that text both as a placeholder and literally there.`, {
-    hint: `Apply the diff that \`mlx-storage-pr format\` prints to ${origin} by hand, keeping the placeholders.`,
-    details: { origin, line, value, names },
-  });
+  return new UserError(
+    'CHECK_FAILED',
+    `${origin}: cannot map formatted line ${line} back to the template: "${text.trim()}" holds "${value}", the value of ${names.map((n) => `{{${n}}}`).join('/')}, and the template uses that text both as a placeholder and literally there.`,
+    {
+      hint: `Apply the diff that \`mlx-storage-pr format\` prints to ${origin} by hand, keeping the placeholders.`,
+      details: { origin, line, value, names },
+    },
+  );
 }
 
 /**
@@ -80,11 +87,19 @@ function unmappable(origin: string, line: number, text: string, value: string, n
  * (clang-format adds `// namespace x` comments), the whole file must use the
  * value only through one placeholder, or the mapping is refused.
  */
-export function mapFormattedBack(raw: readonly string[], rendered: readonly string[], formatted: readonly string[], variables: Variables, origin: string): string[] {
+export function mapFormattedBack(
+  raw: readonly string[],
+  rendered: readonly string[],
+  formatted: readonly string[],
+  variables: Variables,
+  origin: string,
+): string[] {
   if (raw.length !== rendered.length) throw new Error(`${origin}: template and rendered text differ in line count`);
   const whole = raw.join('\n');
   const used = placeholdersIn(whole);
-  const values = [...new Set(used.map((n) => variables[n]).filter((v): v is string => v !== undefined && v.length > 0))].sort((a, b) => b.length - a.length);
+  const values = [
+    ...new Set(used.map((n) => variables[n]).filter((v): v is string => v !== undefined && v.length > 0)),
+  ].sort((a, b) => b.length - a.length);
   const fileTags = tagOccurrences(whole, variables, values);
 
   const out: string[] = [];

@@ -11,5 +11,9 @@ export const UPSTREAM_LINUX_CI = {
 /** The build options of `test` with MLX's Linux CI leg applied; the user's own CMake arguments come last and win. */
 export function withUpstreamCi<T extends { debug: boolean; cmakeArgs: string[] }>(options: T, upstreamCi: boolean): T {
   if (!upstreamCi) return options;
-  return { ...options, debug: UPSTREAM_LINUX_CI.debug, cmakeArgs: [...UPSTREAM_LINUX_CI.cmakeArgs, ...options.cmakeArgs] };
+  return {
+    ...options,
+    debug: UPSTREAM_LINUX_CI.debug,
+    cmakeArgs: [...UPSTREAM_LINUX_CI.cmakeArgs, ...options.cmakeArgs],
+  };
 }

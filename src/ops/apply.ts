@@ -33,12 +33,16 @@ export interface ApplyData {
 }
 
 export function conflictError(conflicts: Conflict[], options: { threeWay?: boolean } = {}): UserError {
-  return new UserError('PATCH_CONFLICT', `The series does not apply to the pinned commit${options.threeWay ? ', not even with a three-way merge' : ''}:\n  ${conflicts.map(formatConflict).join('\n  ')}`, {
-    hint: options.threeWay
-      ? 'The three-way merge could not resolve it either (the patch needs an `index` line naming a blob the checkout has, and changes that do not overlap upstream\'s). Refresh the named patch by hand: edit the file in the checkout, then `git diff`.'
-      : 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
-    details: { conflicts },
-  });
+  return new UserError(
+    'PATCH_CONFLICT',
+    `The series does not apply to the pinned commit${options.threeWay ? ', not even with a three-way merge' : ''}:\n  ${conflicts.map(formatConflict).join('\n  ')}`,
+    {
+      hint: options.threeWay
+        ? "The three-way merge could not resolve it either (the patch needs an `index` line naming a blob the checkout has, and changes that do not overlap upstream's). Refresh the named patch by hand: edit the file in the checkout, then `git diff`."
+        : 'Refresh the named patch against the pinned commit (edit it in the checkout, then `git diff`), or try --3way.',
+      details: { conflicts },
+    },
+  );
 }
 
 /**
@@ -91,34 +95,57 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     const dirty = dirtyEntries.map((e) => e.path);
 
     if (head.kind === 'foreign' && !options.force) {
-      throw new UserError('FOREIGN_HEAD', `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`, {
-        hint: 'Run `mlx-storage-pr reset` (it saves your commits and edits first), or `apply --force` to save them and apply.',
-        details: { head: head.commit, pinned },
-      });
+      throw new UserError(
+        'FOREIGN_HEAD',
+        `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`,
+        {
+          hint: 'Run `mlx-storage-pr reset` (it saves your commits and edits first), or `apply --force` to save them and apply.',
+          details: { head: head.commit, pinned },
+        },
+      );
     }
     if (dirty.length > 0 && !options.force) {
-      throw new UserError('DIRTY_CHECKOUT', `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`, {
-        hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
-        details: { dirty },
-      });
+      throw new UserError(
+        'DIRTY_CHECKOUT',
+        `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`,
+        {
+          hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
+          details: { dirty },
+        },
+      );
     }
 
     if (options.dryRun) {
-      return { ...base, status: 'would-apply', head: head.kind === 'empty' ? null : head.commit, changed, localEdits: dirty, fetched };
+      return {
+        ...base,
+        status: 'would-apply',
+        head: head.kind === 'empty' ? null : head.commit,
+        changed,
+        localEdits: dirty,
+        fetched,
+      };
     }
 
     // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
     const saved = await uninterruptible(async () => {
       let kept: SavedWork | undefined;
       if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
-        kept = await saveUserWork(git, dirtyEntries, { reason: 'apply', only: true, ...(head.kind === 'foreign' ? { head: head.commit } : {}) });
+        kept = await saveUserWork(git, dirtyEntries, {
+          reason: 'apply',
+          only: true,
+          ...(head.kind === 'foreign' ? { head: head.commit } : {}),
+        });
       }
       await git.checkoutBranch(ctx.config.branch, commit);
       const after = await classifyHead(git, pinned);
       if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
-        throw new UserError('HEAD_MISMATCH', `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`, {
-          hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
-        });
+        throw new UserError(
+          'HEAD_MISMATCH',
+          `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`,
+          {
+            hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
+          },
+        );
       }
       return kept;
     });

@@ -9,7 +9,13 @@ import type { Logger } from '../adapters/log.js';
 import { canConnect } from '../adapters/network.js';
 import { runProcess } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
-import { doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult, type DoctestRun } from '../core/doctest.js';
+import {
+  doctestFilterEscape,
+  parseDoctestList,
+  parseDoctestXml,
+  type CaseResult,
+  type DoctestRun,
+} from '../core/doctest.js';
 import { downloadSources, proxyFor } from '../core/downloads.js';
 import { UserError } from '../core/errors.js';
 
@@ -43,7 +49,10 @@ const STAMP = 'mlx-storage-pr-configure.json';
 export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<boolean> {
   const stampFile = path.join(spec.buildDir, STAMP);
   const stamp = JSON.stringify({ source: spec.sourceDir, args: spec.cmakeArgs });
-  if (existsSync(path.join(spec.buildDir, 'CMakeCache.txt')) && (await ifAbsent(readFile(stampFile, 'utf8'), '')) === stamp) {
+  if (
+    existsSync(path.join(spec.buildDir, 'CMakeCache.txt')) &&
+    (await ifAbsent(readFile(stampFile, 'utf8'), '')) === stamp
+  ) {
     log.info(`${spec.label}: configuration unchanged, not re-running CMake`);
     return false;
   }
@@ -51,19 +60,31 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
   await mkdir(spec.buildDir, { recursive: true });
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.configure, '');
-  const result = await runProcess(log, 'cmake', ['-S', spec.sourceDir, '-B', spec.buildDir, ...spec.cmakeArgs], { cwd: spec.buildDir, env: spec.env, logFile: logs.configure });
+  const result = await runProcess(log, 'cmake', ['-S', spec.sourceDir, '-B', spec.buildDir, ...spec.cmakeArgs], {
+    cwd: spec.buildDir,
+    env: spec.env,
+    logFile: logs.configure,
+  });
   if (result.exitCode !== 0) {
-    const download = /(Failed to download|error: downloading|Could not resolve host|unable to access 'https?:|Failed to connect to|Network is unreachable)/i.test(result.tail);
-    throw new UserError('CONFIGURE_FAILED', `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.tail, 20)}`, {
-      hint: download ? `${OFFLINE_HINT} Full log: ${logs.configure}` : `Read the full log: ${logs.configure}`,
-      details: { log: logs.configure },
-    });
+    const download =
+      /(Failed to download|error: downloading|Could not resolve host|unable to access 'https?:|Failed to connect to|Network is unreachable)/i.test(
+        result.tail,
+      );
+    throw new UserError(
+      'CONFIGURE_FAILED',
+      `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.tail, 20)}`,
+      {
+        hint: download ? `${OFFLINE_HINT} Full log: ${logs.configure}` : `Read the full log: ${logs.configure}`,
+        details: { log: logs.configure },
+      },
+    );
   }
   await writeFile(stampFile, stamp);
   return true;
 }
 
-const OFFLINE_HINT = 'Without network, use --offline to build from system packages (`mlx-storage-pr doctor test --offline` says whether this machine has them), or --deps-dir <dir> with local copies.';
+const OFFLINE_HINT =
+  'Without network, use --offline to build from system packages (`mlx-storage-pr doctor test --offline` says whether this machine has them), or --deps-dir <dir> with local copies.';
 
 /**
  * Before CMake configures with downloads on, checks that the hosts its
@@ -76,7 +97,9 @@ export async function verifyDownloadsReachable(spec: BuildSpec, log: Logger): Pr
   if (spec.cmakeArgs.some((a) => /^-DFETCHCONTENT_FULLY_DISCONNECTED(:BOOL)?=(ON|TRUE|YES|1)$/i.test(a))) return;
   const git = new Git(spec.sourceDir, log, spec.env);
   const paths = (await git.raw(['ls-files', '-z', '--', '*CMakeLists.txt', '*.cmake'])).split('\0').filter(Boolean);
-  const files = await Promise.all(paths.map(async (p) => ({ path: p, text: await ifAbsent(readFile(path.join(spec.sourceDir, p), 'utf8'), '') })));
+  const files = await Promise.all(
+    paths.map(async (p) => ({ path: p, text: await ifAbsent(readFile(path.join(spec.sourceDir, p), 'utf8'), '') })),
+  );
   const sources = downloadSources(files);
   if (sources.length === 0) return;
   const probes = await Promise.all(
@@ -94,15 +117,33 @@ export async function verifyDownloadsReachable(spec: BuildSpec, log: Logger): Pr
     throw new UserError(
       'DOWNLOADS_UNREACHABLE',
       `${spec.label}: CMake would download dependencies while it configures, and none of their hosts can be reached:\n${probes.map((p) => `  ${describe(p)}`).join('\n')}`,
-      { hint: OFFLINE_HINT, details: { buildDir: spec.buildDir, hosts: probes.map((p) => ({ target: p.target, url: p.source.url, file: p.source.file, reason: p.result.ok ? null : p.result.reason })) } },
+      {
+        hint: OFFLINE_HINT,
+        details: {
+          buildDir: spec.buildDir,
+          hosts: probes.map((p) => ({
+            target: p.target,
+            url: p.source.url,
+            file: p.source.file,
+            reason: p.result.ok ? null : p.result.reason,
+          })),
+        },
+      },
     );
   }
-  for (const p of failed) log.warn(`${spec.label}: ${describe(p)} cannot be reached; CMake may fail if it needs it. ${OFFLINE_HINT}`);
-  log.info(`${spec.label}: CMake downloads dependencies from ${[...new Set(probes.map((p) => p.source.host))].join(', ')} while it configures; this can take minutes (--offline uses local copies).`);
+  for (const p of failed)
+    log.warn(`${spec.label}: ${describe(p)} cannot be reached; CMake may fail if it needs it. ${OFFLINE_HINT}`);
+  log.info(
+    `${spec.label}: CMake downloads dependencies from ${[...new Set(probes.map((p) => p.source.host))].join(', ')} while it configures; this can take minutes (--offline uses local copies).`,
+  );
 }
 
 /** Builds the target; `steps` is how many build steps Ninja ran (0 when up to date or not known). */
-export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.WritableStream): Promise<{ seconds: number; steps: number }> {
+export async function buildTarget(
+  spec: BuildSpec,
+  log: Logger,
+  stream: NodeJS.WritableStream,
+): Promise<{ seconds: number; steps: number }> {
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.build, '');
   const progress = createProgress(stream, spec.label);
@@ -120,11 +161,18 @@ export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.W
   });
   progress.done();
   if (result.exitCode !== 0) {
-    const errors = (await readFile(logs.build, 'utf8')).split('\n').filter((l) => /(error:|Error \d|undefined reference)/.test(l)).slice(0, 10);
-    throw new UserError('BUILD_FAILED', `${spec.label}: the build failed:\n${indent(errors.length ? errors.join('\n') : result.tail, 30)}`, {
-      hint: `Fix the errors above (full log: ${logs.build}), then run the command again; the build resumes where it stopped.`,
-      details: { log: logs.build, errors },
-    });
+    const errors = (await readFile(logs.build, 'utf8'))
+      .split('\n')
+      .filter((l) => /(error:|Error \d|undefined reference)/.test(l))
+      .slice(0, 10);
+    throw new UserError(
+      'BUILD_FAILED',
+      `${spec.label}: the build failed:\n${indent(errors.length ? errors.join('\n') : result.tail, 30)}`,
+      {
+        hint: `Fix the errors above (full log: ${logs.build}), then run the command again; the build resumes where it stopped.`,
+        details: { log: logs.build, errors },
+      },
+    );
   }
   return { seconds: (Date.now() - start) / 1000, steps };
 }
@@ -134,7 +182,11 @@ export async function buildTarget(spec: BuildSpec, log: Logger, stream: NodeJS.W
  * binary, the remaining cases are run again without it, so one crash does
  * not hide the rest of the suite.
  */
-export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter?: string | undefined }): Promise<DoctestRun & { crashes: string[] }> {
+export async function runDoctest(
+  spec: BuildSpec,
+  log: Logger,
+  options: { filter?: string | undefined },
+): Promise<DoctestRun & { crashes: string[] }> {
   const binary = path.join(spec.buildDir, spec.testBinary);
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.test, '');
@@ -148,7 +200,9 @@ export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter
     if (crashes.length) args.push(`--test-case-exclude=${crashes.map(doctestFilterEscape).join(',')}`);
     const result = await runProcess(log, binary, args, { cwd: spec.buildDir, env: spec.env, logFile: logs.test });
     if (result.exitCode === null && result.signal === null) {
-      throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, { hint: 'Check that the build produced the test binary.' });
+      throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, {
+        hint: 'Check that the build produced the test binary.',
+      });
     }
     const run = parseDoctestXml(await readFile(xmlFile, 'utf8'));
     const seen = new Set(cases.map((c) => c.name));
@@ -156,17 +210,26 @@ export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter
     // doctest reports a crashing case and closes its XML before the process dies,
     // so a crash shows as a crashed case or a signal, not only as cut-off output.
     const crashed = run.interrupted ?? run.cases.find((c) => c.status === 'crashed' && !crashes.includes(c.name))?.name;
-    if (run.complete && crashed === undefined && result.signal === null) return { cases, complete: true, interrupted: null, crashes };
+    if (run.complete && crashed === undefined && result.signal === null)
+      return { cases, complete: true, interrupted: null, crashes };
     if (!crashed) {
-      throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: ${binary} stopped (${result.signal ?? `exit ${result.exitCode}`}) before any case finished:\n${indent(result.tail, 15)}`, {
-        hint: `Run it by hand to see why: ${binary}`,
-        details: { log: logs.test },
-      });
+      throw new UserError(
+        'TEST_BINARY_CRASHED',
+        `${spec.label}: ${binary} stopped (${result.signal ?? `exit ${result.exitCode}`}) before any case finished:\n${indent(result.tail, 15)}`,
+        {
+          hint: `Run it by hand to see why: ${binary}`,
+          details: { log: logs.test },
+        },
+      );
     }
     const failed = cases.find((c) => c.name === crashed);
     if (failed) {
       failed.status = 'crashed';
-      failed.failures.push({ file: failed.file, line: failed.line, message: `the test binary died (${result.signal ?? `exit ${result.exitCode}`}) in this case` });
+      failed.failures.push({
+        file: failed.file,
+        line: failed.line,
+        message: `the test binary died (${result.signal ?? `exit ${result.exitCode}`}) in this case`,
+      });
     }
     log.warn(`${spec.label}: the test binary died in "${crashed}"; running the remaining cases without it`);
     crashes.push(crashed);
@@ -177,7 +240,12 @@ export async function runDoctest(spec: BuildSpec, log: Logger, options: { filter
 /** Every test case name the binary has (`--list-test-cases`). */
 export async function listDoctestCases(spec: BuildSpec, log: Logger): Promise<string[]> {
   const binary = path.join(spec.buildDir, spec.testBinary);
-  const result = await runProcess(log, binary, ['--list-test-cases', '--reporters=xml', '--no-intro=true', '--no-version=true'], { cwd: spec.buildDir, env: spec.env, keepOutput: true });
+  const result = await runProcess(
+    log,
+    binary,
+    ['--list-test-cases', '--reporters=xml', '--no-intro=true', '--no-version=true'],
+    { cwd: spec.buildDir, env: spec.env, keepOutput: true },
+  );
   return parseDoctestList(result.output);
 }
 

@@ -39,14 +39,21 @@ export function openCheckout(layout: WorkdirLayout, log: Logger, env: Env): Git 
  * With `files: false` a new checkout gets no files yet (HEAD unborn): a
  * caller that checks out another commit next saves writing the tree twice.
  */
-export async function ensureCheckout(ctx: Context, options: { files?: boolean } = {}): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
+export async function ensureCheckout(
+  ctx: Context,
+  options: { files?: boolean } = {},
+): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
   const { layout, source, log, env } = ctx;
   const commit = ctx.config.upstream.commit;
   const existing = await ctx.checkout();
   if (existing) {
     // HEAD at or on top of the pinned commit proves it is there without asking git again.
     const head = await classifyHead(existing, commit);
-    if (head.kind === 'pinned' || (head.kind === 'applied' && head.base === commit) || (await existing.hasCommit(commit))) {
+    if (
+      head.kind === 'pinned' ||
+      (head.kind === 'applied' && head.base === commit) ||
+      (await existing.hasCommit(commit))
+    ) {
       return { git: existing, created: false, fetched: false, head };
     }
   }
@@ -74,7 +81,11 @@ export async function ensureCheckout(ctx: Context, options: { files?: boolean } 
   }
   const result = new Git(target, log, env);
   // A new checkout's HEAD is known without asking git.
-  const head: HeadState = existing ? await classifyHead(result, commit) : options.files === false ? { kind: 'empty' } : { kind: 'pinned', commit };
+  const head: HeadState = existing
+    ? await classifyHead(result, commit)
+    : options.files === false
+      ? { kind: 'empty' }
+      : { kind: 'pinned', commit };
   return { git: result, created: !existing, fetched: true, head };
 }
 
@@ -88,7 +99,9 @@ export interface CheckoutNeed {
 export async function requirePinnedCheckout(ctx: Context, need: CheckoutNeed): Promise<Git> {
   const git = await ctx.checkout();
   if (git === null || !(await git.hasCommit(ctx.config.upstream.commit))) {
-    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${ctx.layout.checkout}.`, { hint: `Run \`mlx-storage-pr apply\` first${need.hint}` });
+    throw new UserError('NOT_APPLIED', `No MLX checkout with the pinned commit in ${ctx.layout.checkout}.`, {
+      hint: `Run \`mlx-storage-pr apply\` first${need.hint}`,
+    });
   }
   return git;
 }
@@ -97,10 +110,14 @@ export async function requirePinnedCheckout(ctx: Context, need: CheckoutNeed): P
  * The checkout, which must hold the current series: HEAD is the commit
  * `apply` made from templates/ and patches/ as they are now.
  */
-export async function requireAppliedCheckout(ctx: Context, need: CheckoutNeed & { message?: (head: HeadState | null) => string }): Promise<AppliedCheckout> {
+export async function requireAppliedCheckout(
+  ctx: Context,
+  need: CheckoutNeed & { message?: (head: HeadState | null) => string },
+): Promise<AppliedCheckout> {
   const found = await inspectCheckout(ctx);
   if (found.current === null) {
-    const message = need.message?.(found.head) ?? `The checkout in ${ctx.layout.checkout} does not hold the current series.`;
+    const message =
+      need.message?.(found.head) ?? `The checkout in ${ctx.layout.checkout} does not hold the current series.`;
     throw new UserError('NOT_APPLIED', message, { hint: `Run \`mlx-storage-pr apply\` first${need.hint}` });
   }
   return found.current;
@@ -113,11 +130,14 @@ export interface AppliedCheckout {
 }
 
 /** The checkout's HEAD (null: no checkout), and the checkout itself when it holds the current series. */
-export async function inspectCheckout(ctx: Context): Promise<{ head: HeadState | null; current: AppliedCheckout | null }> {
+export async function inspectCheckout(
+  ctx: Context,
+): Promise<{ head: HeadState | null; current: AppliedCheckout | null }> {
   const git = await ctx.checkout();
   const { plan } = await ctx.project();
   const head = git ? await classifyHead(git, ctx.config.upstream.commit) : null;
-  if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash) return { head, current: null };
+  if (git === null || head === null || head.kind !== 'applied' || head.inputHash !== plan.inputHash)
+    return { head, current: null };
   return { head, current: { git, plan, head } };
 }
 
@@ -126,7 +146,13 @@ export async function inspectCheckout(ctx: Context): Promise<{ head: HeadState |
  * other files (builds keep their own folders beside it). Reuses the worktree
  * when it already has that commit and no changes, unless `fresh` is set.
  */
-export async function prepareWorktree(ctx: Context, git: Git, tree: TreeLayout, commit: string, options: { fresh?: boolean } = {}): Promise<Git> {
+export async function prepareWorktree(
+  ctx: Context,
+  git: Git,
+  tree: TreeLayout,
+  commit: string,
+  options: { fresh?: boolean } = {},
+): Promise<Git> {
   if (!existsSync(tree.source)) {
     await mkdir(tree.root, { recursive: true });
     await git.raw(['worktree', 'prune']);
@@ -142,14 +168,19 @@ export async function prepareWorktree(ctx: Context, git: Git, tree: TreeLayout, 
 }
 
 /** The content at `commit` of each of `files` (null: not there). */
-export async function contentsAt(git: Git, commit: string, files: readonly string[]): Promise<Map<string, string | null>> {
+export async function contentsAt(
+  git: Git,
+  commit: string,
+  files: readonly string[],
+): Promise<Map<string, string | null>> {
   const result = new Map<string, string | null>();
   for (const file of files) result.set(file, await git.fileAt(commit, file));
   return result;
 }
 
 /** What git says when the other side is there but is not a repository. */
-const NOT_A_REPOSITORY = /does not appear to be a git repository|not a git repository|repository '[^']*' not found|Repository not found/i;
+const NOT_A_REPOSITORY =
+  /does not appear to be a git repository|not a git repository|repository '[^']*' not found|Repository not found/i;
 
 async function fetchPinned(git: Git, source: Source, commit: string, log: Logger): Promise<void> {
   if (source.kind === 'path' && !existsSync(source.display)) {
@@ -175,22 +206,30 @@ async function fetchPinned(git: Git, source: Source, commit: string, log: Logger
       const details = { source: source.display, stderr: said };
       if (NOT_A_REPOSITORY.test(said)) {
         throw new UserError('SOURCE_NOT_REPOSITORY', `The MLX source ${source.display} is not a git repository.`, {
-          hint: 'Pass --mlx-repo <path-or-url> (or set MLX_REPO) naming an MLX clone or a bare mirror (git clone --mirror https://github.com/ml-explore/mlx.git); --verbose shows git\'s message.',
+          hint: "Pass --mlx-repo <path-or-url> (or set MLX_REPO) naming an MLX clone or a bare mirror (git clone --mirror https://github.com/ml-explore/mlx.git); --verbose shows git's message.",
           details,
         });
       }
-      throw new UserError('SOURCE_UNREACHABLE', `Cannot ${source.kind === 'path' ? 'read' : 'reach'} the MLX source ${source.display}.`, {
-        hint:
-          source.kind === 'path'
-            ? 'Check that you can read that folder, or pass --mlx-repo <path> (or MLX_REPO) naming another MLX repository or mirror; --verbose shows git\'s message.'
-            : 'Check the network (--verbose shows git\'s message), or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.',
-        details,
-      });
+      throw new UserError(
+        'SOURCE_UNREACHABLE',
+        `Cannot ${source.kind === 'path' ? 'read' : 'reach'} the MLX source ${source.display}.`,
+        {
+          hint:
+            source.kind === 'path'
+              ? "Check that you can read that folder, or pass --mlx-repo <path> (or MLX_REPO) naming another MLX repository or mirror; --verbose shows git's message."
+              : "Check the network (--verbose shows git's message), or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.",
+          details,
+        },
+      );
     }
-    throw new UserError('COMMIT_NOT_FOUND', `The MLX source ${source.display} does not contain the pinned commit ${commit}.`, {
-      hint: 'Update the mirror (`git fetch` in it), or fix upstream.commit in mlx-storage-pr.config.json.',
-      details: { source: source.display, commit, stderr: lastLines(error.stderr, 5) },
-    });
+    throw new UserError(
+      'COMMIT_NOT_FOUND',
+      `The MLX source ${source.display} does not contain the pinned commit ${commit}.`,
+      {
+        hint: 'Update the mirror (`git fetch` in it), or fix upstream.commit in mlx-storage-pr.config.json.',
+        details: { source: source.display, commit, stderr: lastLines(error.stderr, 5) },
+      },
+    );
   }
   if (!(await git.hasCommit(commit))) {
     throw new UserError('COMMIT_NOT_FOUND', `Fetching ${commit} from ${source.display} did not produce that commit.`, {

@@ -15,7 +15,10 @@ export interface MeasuredItem extends WorkdirItem {
 }
 
 /** What `clean` would remove and keep in `workdir`, with sizes; null when there is no workdir. */
-export async function inspectWorkdir(workdir: string, all: boolean): Promise<{ remove: MeasuredItem[]; keep: WorkdirItem[] } | null> {
+export async function inspectWorkdir(
+  workdir: string,
+  all: boolean,
+): Promise<{ remove: MeasuredItem[]; keep: WorkdirItem[] } | null> {
   const entries = await listFolder(workdir);
   if (entries === null) return null;
   const plan = planClean(entries, all);
@@ -46,7 +49,11 @@ export async function checkoutWork(git: Git, pinned: string, toolBranch: string)
  */
 export async function removeItems(items: readonly MeasuredItem[], checkout: Git | null): Promise<void> {
   for (const item of items) await removeTree(item.path);
-  if (checkout !== null && !items.some((i) => i.name === WORKDIR_NAMES.checkout) && items.some((i) => i.holdsWorktree)) {
+  if (
+    checkout !== null &&
+    !items.some((i) => i.name === WORKDIR_NAMES.checkout) &&
+    items.some((i) => i.holdsWorktree)
+  ) {
     await checkout.raw(['worktree', 'prune']);
   }
 }
@@ -69,15 +76,23 @@ export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun
   const { all } = options;
   const work = async (dryRun: boolean): Promise<CleanOutcome> => {
     const found = await inspectWorkdir(ctx.workdir, all);
-    if (found === null || found.remove.length === 0) return { removed: false, remove: [], keep: found?.keep ?? [], bytes: 0 };
+    if (found === null || found.remove.length === 0)
+      return { removed: false, remove: [], keep: found?.keep ?? [], bytes: 0 };
     const git = await ctx.checkout();
     if (all && git !== null) {
-      const reasons = describeCheckoutWork(await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch), git.dir);
+      const reasons = describeCheckoutWork(
+        await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch),
+        git.dir,
+      );
       if (reasons.length) {
-        throw new UserError('CHECKOUT_HAS_WORK', `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}\nNothing was removed.`, {
-          hint: `Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
-          details: { reasons },
-        });
+        throw new UserError(
+          'CHECKOUT_HAS_WORK',
+          `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}\nNothing was removed.`,
+          {
+            hint: `Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
+            details: { reasons },
+          },
+        );
       }
     }
     const bytes = found.remove.reduce((sum, item) => sum + item.bytes, 0);

@@ -24,7 +24,6 @@ import type { Context } from './context.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-
 /** One page as the series leaves it, its pinned original, and where each of its lines comes from. */
 interface Page {
   path: string;
@@ -82,27 +81,57 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   const lookup = await lookupPromise;
   const sphinx = lookup.tool;
   if (sphinx === null) {
-    return { sphinx: null, reason: lookup.reason, files: pages.map((p) => ({ path: p.path, origins: p.origins, baseline: null, patched: null, newWarnings: [], failure: null })) };
+    return {
+      sphinx: null,
+      reason: lookup.reason,
+      files: pages.map((p) => ({
+        path: p.path,
+        origins: p.origins,
+        baseline: null,
+        patched: null,
+        newWarnings: [],
+        failure: null,
+      })),
+    };
   }
-  const confFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinnedCommit])).split('\n').filter((f) => path.posix.basename(f) === 'conf.py');
+  const confFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinnedCommit]))
+    .split('\n')
+    .filter((f) => path.posix.basename(f) === 'conf.py');
   const files = await Promise.all(pages.map((page) => checkPage(sphinx, page, confFiles, { env, ctx })));
   return { sphinx, reason: null, files };
 }
 
-async function checkPage(sphinx: Sphinx, page: Page, confFiles: readonly string[], { env, ctx }: { env: Env; ctx: Context }): Promise<DocsFile> {
+async function checkPage(
+  sphinx: Sphinx,
+  page: Page,
+  confFiles: readonly string[],
+  { env, ctx }: { env: Env; ctx: Context },
+): Promise<DocsFile> {
   const root = docsRoot(page.path, confFiles);
   const rel = root ? page.path.slice(root.length + 1) : page.path;
   const conf = sphinxConfig(rel.replace(/\.rst$/, ''));
   const build = async (content: string) => {
     const run = await buildDummy(sphinx, { conf, files: [{ path: rel, content }] }, { env, log: ctx.log });
-    const failure = run.exitCode === 0 ? null : `sphinx-build exited with ${run.exitCode ?? 'no exit code (it did not start)'}: ${run.tail}`;
+    const failure =
+      run.exitCode === 0
+        ? null
+        : `sphinx-build exited with ${run.exitCode ?? 'no exit code (it did not start)'}: ${run.tail}`;
     return { failure, warnings: parseSphinxWarnings(run.warnings, run.srcdir, root) };
   };
-  const [patched, baseline] = await Promise.all([build(page.patched), page.pinned === null ? null : build(page.pinned)]);
-  const result = { path: page.path, origins: page.origins, baseline: baseline ? baseline.warnings.length : null, patched: patched.warnings.length };
+  const [patched, baseline] = await Promise.all([
+    build(page.patched),
+    page.pinned === null ? null : build(page.pinned),
+  ]);
+  const result = {
+    path: page.path,
+    origins: page.origins,
+    baseline: baseline ? baseline.warnings.length : null,
+    patched: patched.warnings.length,
+  };
   const failure = patched.failure ?? baseline?.failure ?? null;
   if (failure !== null) return { ...result, newWarnings: [], failure };
-  const fromSeries = (w: { file: string | null; line: number | null }) => w.file === page.path && w.line !== null && page.lineOrigins[w.line - 1]?.kind === 'series';
+  const fromSeries = (w: { file: string | null; line: number | null }) =>
+    w.file === page.path && w.line !== null && page.lineOrigins[w.line - 1]?.kind === 'series';
   const found = newWarnings(baseline?.warnings ?? [], patched.warnings, fromSeries);
   return { ...result, newWarnings: locateWarnings(found, page.path, page.lineOrigins), failure: null };
 }
@@ -113,6 +142,13 @@ export async function docsCheck(ctx: Context, env: Env): Promise<CheckResult> {
     return docsCheckResult(await checkDocs(ctx, env));
   } catch (error) {
     if (!isUserError(error)) throw error;
-    return { id: 'docs', title: 'Docs build (Sphinx)', status: 'not-checked', detail: error.message, ...(error.hint ? { fix: error.hint } : {}), required: true };
+    return {
+      id: 'docs',
+      title: 'Docs build (Sphinx)',
+      status: 'not-checked',
+      detail: error.message,
+      ...(error.hint ? { fix: error.hint } : {}),
+      required: true,
+    };
   }
 }

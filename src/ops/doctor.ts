@@ -25,9 +25,17 @@ export async function checkCmake(env: Env): Promise<CheckResult> {
   const out = await probe('cmake', ['--version'], env);
   const version = out ? /cmake version (\d+\.\d+(?:\.\d+)?)/.exec(out)?.[1] : undefined;
   const fix = isMac ? 'brew install cmake' : apt('cmake');
-  if (!version) return { id: 'cmake', title: 'CMake >= 3.25', status: 'fail', detail: 'cmake not found', fix, required: true };
+  if (!version)
+    return { id: 'cmake', title: 'CMake >= 3.25', status: 'fail', detail: 'cmake not found', fix, required: true };
   const ok = versionAtLeast(version, '3.25');
-  return { id: 'cmake', title: 'CMake >= 3.25', status: ok ? 'pass' : 'fail', detail: `cmake ${version}`, fix, required: true };
+  return {
+    id: 'cmake',
+    title: 'CMake >= 3.25',
+    status: ok ? 'pass' : 'fail',
+    detail: `cmake ${version}`,
+    fix,
+    required: true,
+  };
 }
 
 export async function checkCompiler(env: Env): Promise<CheckResult> {
@@ -35,7 +43,10 @@ export async function checkCompiler(env: Env): Promise<CheckResult> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'msp-cxx-'));
   try {
     const file = path.join(dir, 'probe.cpp');
-    await writeFile(file, '#include <span>\n#include <concepts>\ntemplate <std::integral T> T twice(T x) { return 2 * x; }\nint main() { return twice(0); }\n');
+    await writeFile(
+      file,
+      '#include <span>\n#include <concepts>\ntemplate <std::integral T> T twice(T x) { return 2 * x; }\nint main() { return twice(0); }\n',
+    );
     const ok = (await probe(cxx, ['-std=c++20', '-fsyntax-only', file], env)) !== null;
     const version = (await probe(cxx, ['--version'], env))?.split('\n')[0] ?? 'not found';
     return {
@@ -55,20 +66,48 @@ export async function checkNinja(env: Env): Promise<CheckResult> {
   const out = await probe('ninja', ['--version'], env);
   return out
     ? { id: 'ninja', title: 'Ninja', status: 'pass', detail: `ninja ${out}`, required: false }
-    : { id: 'ninja', title: 'Ninja', status: 'warn', detail: 'not found: builds use Makefiles and show no progress bar', fix: isMac ? 'brew install ninja' : apt('ninja-build'), required: false };
+    : {
+        id: 'ninja',
+        title: 'Ninja',
+        status: 'warn',
+        detail: 'not found: builds use Makefiles and show no progress bar',
+        fix: isMac ? 'brew install ninja' : apt('ninja-build'),
+        required: false,
+      };
 }
 
 export async function checkCcache(env: Env): Promise<CheckResult> {
   const out = await probe('ccache', ['--version'], env);
   return out
     ? { id: 'ccache', title: 'ccache', status: 'pass', detail: out.split('\n')[0] ?? 'found', required: false }
-    : { id: 'ccache', title: 'ccache', status: 'warn', detail: 'not found: every fresh build directory compiles from scratch (about 12 min on 2 cores)', fix: isMac ? 'brew install ccache' : apt('ccache'), required: false };
+    : {
+        id: 'ccache',
+        title: 'ccache',
+        status: 'warn',
+        detail: 'not found: every fresh build directory compiles from scratch (about 12 min on 2 cores)',
+        fix: isMac ? 'brew install ccache' : apt('ccache'),
+        required: false,
+      };
 }
 
 /** Where Debian, Ubuntu and Fedora put BLAS/LAPACK headers and libraries; CMake's FindBLAS looks there too. */
 export const BLAS_SEARCH = {
-  headerDirs: ['/usr/include', '/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas', '/usr/local/include'],
-  libDirs: ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/usr/local/lib'],
+  headerDirs: [
+    '/usr/include',
+    '/usr/include/x86_64-linux-gnu',
+    '/usr/include/aarch64-linux-gnu',
+    '/usr/include/openblas',
+    '/usr/local/include',
+  ],
+  libDirs: [
+    '/usr/lib/x86_64-linux-gnu',
+    '/usr/lib/aarch64-linux-gnu',
+    '/lib/x86_64-linux-gnu',
+    '/lib/aarch64-linux-gnu',
+    '/usr/lib64',
+    '/usr/lib',
+    '/usr/local/lib',
+  ],
   // ldconfig lives in /sbin, which a normal user's PATH often lacks; PATH is the last resort.
   ldconfig: ['/sbin/ldconfig', '/usr/sbin/ldconfig', 'ldconfig'],
 };
@@ -112,7 +151,14 @@ export async function checkXcode(env: Env): Promise<CheckResult[]> {
   const clt = await probe('xcode-select', ['-p'], env);
   const metal = await probe('xcrun', ['-sdk', 'macosx', 'metal', '--version'], env);
   return [
-    { id: 'xcode', title: 'Xcode command-line tools', status: clt ? 'pass' : 'fail', detail: clt ?? 'not installed', fix: 'xcode-select --install', required: true },
+    {
+      id: 'xcode',
+      title: 'Xcode command-line tools',
+      status: clt ? 'pass' : 'fail',
+      detail: clt ?? 'not installed',
+      fix: 'xcode-select --install',
+      required: true,
+    },
     {
       id: 'metal',
       title: 'Metal shader compiler',
@@ -142,14 +188,33 @@ export async function checkDisk(dir: string): Promise<CheckResult> {
 
 export function checkOffline(plan: OfflinePlan): CheckResult[] {
   return [
-    ...plan.deps.map((d): CheckResult => ({ id: `offline-${d.dep}`, title: `offline ${d.dep}`, status: 'pass', detail: d.source, required: true })),
-    ...plan.missing.map((m): CheckResult => ({ id: `offline-${m.dep}`, title: `offline ${m.dep}`, status: 'fail', detail: 'no local copy', fix: m.fix, required: true })),
+    ...plan.deps.map((d): CheckResult => ({
+      id: `offline-${d.dep}`,
+      title: `offline ${d.dep}`,
+      status: 'pass',
+      detail: d.source,
+      required: true,
+    })),
+    ...plan.missing.map((m): CheckResult => ({
+      id: `offline-${m.dep}`,
+      title: `offline ${m.dep}`,
+      status: 'fail',
+      detail: 'no local copy',
+      fix: m.fix,
+      required: true,
+    })),
   ];
 }
 
 /** The checks `test` needs before it starts a build. */
 export async function buildToolChecks(env: Env, workdir: string, mlx: boolean): Promise<CheckResult[]> {
-  const checks = await Promise.all([checkCmake(env), checkCompiler(env), checkNinja(env), checkCcache(env), checkDisk(workdir)]);
+  const checks = await Promise.all([
+    checkCmake(env),
+    checkCompiler(env),
+    checkNinja(env),
+    checkCcache(env),
+    checkDisk(workdir),
+  ]);
   if (mlx) checks.push(await checkBlas(env), ...(await checkXcode(env)));
   return checks;
 }

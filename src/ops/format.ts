@@ -82,7 +82,9 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
   const env = ctx.env;
   const { inputs, plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
-  const git = await requirePinnedCheckout(ctx, { hint: ": format reads MLX's .clang-format and the pinned files from the checkout." });
+  const git = await requirePinnedCheckout(ctx, {
+    hint: ": format reads MLX's .clang-format and the pinned files from the checkout.",
+  });
 
   const pins = preCommitPins((await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '');
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
@@ -93,10 +95,22 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
 
   const cf = await loadClangFormat();
   const wantCMake = pins.cmakeFormat ?? DEFAULT_CMAKE_FORMAT;
-  const cmakeFiles = [...plan.files.map((f) => f.path), ...plan.patches.flatMap((p) => p.files.map((f) => f.path))].filter(isCMakeFile);
-  const cmakeLookup = cmakeFiles.length ? await findCMakeFormat(wantCMake, env, ctx.log) : { tool: null, reason: 'no CMake files in the PR' };
+  const cmakeFiles = [
+    ...plan.files.map((f) => f.path),
+    ...plan.patches.flatMap((p) => p.files.map((f) => f.path)),
+  ].filter(isCMakeFile);
+  const cmakeLookup = cmakeFiles.length
+    ? await findCMakeFormat(wantCMake, env, ctx.log)
+    : { tool: null, reason: 'no CMake files in the PR' };
   const checkout = ctx.layout.checkout;
-  const cmakeConfig = ['.cmake-format.yaml', '.cmake-format.json', '.cmake-format.py', 'cmake-format.yaml', 'cmake-format.json', 'cmake-format.py']
+  const cmakeConfig = [
+    '.cmake-format.yaml',
+    '.cmake-format.json',
+    '.cmake-format.py',
+    'cmake-format.yaml',
+    'cmake-format.json',
+    'cmake-format.py',
+  ]
     .map((f) => path.join(checkout, f))
     .find((f) => existsSync(f));
 
@@ -107,7 +121,8 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
     files: [],
   };
   const fixable: Fixable[] = [];
-  const formatCMake = (tool: CMakeFormat, text: string) => runCMakeFormat(tool, text, { cwd: checkout, configFile: cmakeConfig, env, log: ctx.log });
+  const formatCMake = (tool: CMakeFormat, text: string) =>
+    runCMakeFormat(tool, text, { cwd: checkout, configFile: cmakeConfig, env, log: ctx.log });
   const styleFor = (file: string): string | null => {
     const styleFile = nearestStyleFile(file, styleFiles);
     return styleFile === null ? null : (styles.get(styleFile) ?? null);
@@ -117,7 +132,14 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
     report.files.push(entry.finding);
     if (entry.finding.status === 'differs') fixable.push(entry);
   };
-  const finding = (file: string, origin: string, tool: FormatTool, before: string, after: string | null, detail: string | null = null): FormatFinding => ({
+  const finding = (
+    file: string,
+    origin: string,
+    tool: FormatTool,
+    before: string,
+    after: string | null,
+    detail: string | null = null,
+  ): FormatFinding => ({
     path: file,
     origin,
     tool,
@@ -133,14 +155,27 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
     if (isCppFile(file.path)) {
       const style = styleFor(file.path);
       if (style === null) {
-        record({ finding: finding(file.path, origin, 'clang-format', file.content, null, 'no .clang-format applies to this path in the checkout'), formatted: '' });
+        record({
+          finding: finding(
+            file.path,
+            origin,
+            'clang-format',
+            file.content,
+            null,
+            'no .clang-format applies to this path in the checkout',
+          ),
+          formatted: '',
+        });
         continue;
       }
       const formatted = cf.format(file.content, file.path, style);
       record({ finding: finding(file.path, origin, 'clang-format', file.content, formatted), formatted, template });
     } else if (isCMakeFile(file.path)) {
       if (cmakeLookup.tool === null) {
-        record({ finding: finding(file.path, origin, 'cmake-format', file.content, null, `not checked: ${cmakeLookup.reason}`), formatted: '' });
+        record({
+          finding: finding(file.path, origin, 'cmake-format', file.content, null, `not checked: ${cmakeLookup.reason}`),
+          formatted: '',
+        });
         continue;
       }
       const formatted = await formatCMake(cmakeLookup.tool, file.content);
@@ -162,18 +197,39 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
     if (isCppFile(step.path)) {
       const style = styleFor(step.path);
       if (style === null) {
-        record({ finding: finding(step.path, origin, 'clang-format', post, null, 'no .clang-format applies to this path in the checkout'), formatted: '' });
+        record({
+          finding: finding(
+            step.path,
+            origin,
+            'clang-format',
+            post,
+            null,
+            'no .clang-format applies to this path in the checkout',
+          ),
+          formatted: '',
+        });
         continue;
       }
       const formatted = cf.formatLines(post, step.added, step.path, style);
       const whole = cf.format(post, step.path, style);
       const outside = changedLineCount(formatted, whole);
-      const note = outside > 0 ? `clang-format on the whole file would change ${outside} more line(s) outside this patch's lines` : null;
-      record({ finding: finding(step.path, origin, 'clang-format', post, formatted, note), formatted, step, ...(refuse ? { refuse } : {}) });
+      const note =
+        outside > 0
+          ? `clang-format on the whole file would change ${outside} more line(s) outside this patch's lines`
+          : null;
+      record({
+        finding: finding(step.path, origin, 'clang-format', post, formatted, note),
+        formatted,
+        step,
+        ...(refuse ? { refuse } : {}),
+      });
     } else if (isCMakeFile(step.path)) {
       if (laterStep) continue;
       if (cmakeLookup.tool === null) {
-        record({ finding: finding(step.path, origin, 'cmake-format', post, null, `not checked: ${cmakeLookup.reason}`), formatted: '' });
+        record({
+          finding: finding(step.path, origin, 'cmake-format', post, null, `not checked: ${cmakeLookup.reason}`),
+          formatted: '',
+        });
         continue;
       }
       const formatted = await formatCMake(cmakeLookup.tool, post);
@@ -181,9 +237,15 @@ export async function checkFormatting(ctx: Context): Promise<FormatRun> {
       if (formatted !== post && cmakeRefuse === undefined) {
         // cmake-format has no line ranges: fixing is safe only when MLX's own file is already clean.
         const pre = fromLines({ lines: step.pre.rendered, eofNewline: step.pre.eofNewline });
-        if (pre.length > 0 && (await formatCMake(cmakeLookup.tool, pre)) !== pre) cmakeRefuse = `cmake-format would also reformat MLX's own lines of ${step.path}; apply the diff by hand`;
+        if (pre.length > 0 && (await formatCMake(cmakeLookup.tool, pre)) !== pre)
+          cmakeRefuse = `cmake-format would also reformat MLX's own lines of ${step.path}; apply the diff by hand`;
       }
-      record({ finding: finding(step.path, origin, 'cmake-format', post, formatted), formatted, step, ...(cmakeRefuse ? { refuse: cmakeRefuse } : {}) });
+      record({
+        finding: finding(step.path, origin, 'cmake-format', post, formatted),
+        formatted,
+        step,
+        ...(cmakeRefuse ? { refuse: cmakeRefuse } : {}),
+      });
     }
   }
   return { report, fixable, plan, inputs, pinnedContent, git };
@@ -204,9 +266,13 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
   const variables = templateVariables(ctx.config.variables);
   const refused = run.fixable.filter((f) => f.refuse !== undefined);
   if (refused.length > 0) {
-    throw new UserError('CHECK_FAILED', `format --fix cannot rewrite:\n  ${refused.map((f) => `${f.finding.origin}: ${f.refuse}`).join('\n  ')}`, {
-      hint: 'Apply the printed diffs to these files by hand, keeping the {{placeholders}}; then run `mlx-storage-pr apply`.',
-    });
+    throw new UserError(
+      'CHECK_FAILED',
+      `format --fix cannot rewrite:\n  ${refused.map((f) => `${f.finding.origin}: ${f.refuse}`).join('\n  ')}`,
+      {
+        hint: 'Apply the printed diffs to these files by hand, keeping the {{placeholders}}; then run `mlx-storage-pr apply`.',
+      },
+    );
   }
 
   const templates = new Map<string, string>();
@@ -215,11 +281,23 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
     const formatted = toLines(item.formatted);
     if (item.template) {
       const raw = toLines(item.template.raw);
-      const lines = mapFormattedBack(raw.lines, toLines(item.template.rendered).lines, formatted.lines, variables, item.finding.origin);
+      const lines = mapFormattedBack(
+        raw.lines,
+        toLines(item.template.rendered).lines,
+        formatted.lines,
+        variables,
+        item.finding.origin,
+      );
       templates.set(item.template.file, fromLines({ lines, eofNewline: formatted.eofNewline }));
     } else if (item.step) {
       const step = item.step;
-      const newRaw = mapFormattedBack(step.post.raw, step.post.rendered, formatted.lines, variables, item.finding.origin);
+      const newRaw = mapFormattedBack(
+        step.post.raw,
+        step.post.rendered,
+        formatted.lines,
+        variables,
+        item.finding.origin,
+      );
       let split = patches.get(step.patch);
       if (split === undefined) {
         split = splitPatch(run.inputs.patches.get(step.patch) ?? '', item.finding.origin);
@@ -228,7 +306,12 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
       const section = split.sections[step.sectionIndex];
       if (section === undefined) throw new Error(`${item.finding.origin}: section ${step.sectionIndex} vanished`);
       const pre = fromLines({ lines: step.pre.raw, eofNewline: step.pre.eofNewline });
-      section.hunks = await gitDiffHunks(run.git, step.path, pre, fromLines({ lines: newRaw, eofNewline: formatted.eofNewline }));
+      section.hunks = await gitDiffHunks(
+        run.git,
+        step.path,
+        pre,
+        fromLines({ lines: newRaw, eofNewline: formatted.eofNewline }),
+      );
     }
   }
 
@@ -236,7 +319,12 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
   const newInputs: PlanInputs = {
     ...run.inputs,
     templates: run.inputs.templates.map((t) => ({ path: t.path, content: templates.get(t.path) ?? t.content })),
-    patches: new Map([...run.inputs.patches].map(([name, text]) => [name, patches.has(name) ? joinPatch(patches.get(name) as SplitPatch) : text])),
+    patches: new Map(
+      [...run.inputs.patches].map(([name, text]) => [
+        name,
+        patches.has(name) ? joinPatch(patches.get(name) as SplitPatch) : text,
+      ]),
+    ),
   };
   const plan = buildPlan(newInputs);
   const newSteps = planSteps(plan, newInputs, run.pinnedContent);
@@ -248,7 +336,10 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
       const after = newSteps.find((s) => s.patch === step.patch && s.path === step.path);
       result = after && fromLines({ lines: after.post.rendered, eofNewline: after.post.eofNewline });
     }
-    if (result !== item.formatted) throw new Error(`${item.finding.origin}: the rewritten file does not render to the formatted ${item.finding.path}`);
+    if (result !== item.formatted)
+      throw new Error(
+        `${item.finding.origin}: the rewritten file does not render to the formatted ${item.finding.path}`,
+      );
   }
   const writes: Array<[string, string]> = [
     ...[...templates].map(([file, text]): [string, string] => [`templates/${file}`, text]),
@@ -262,7 +353,10 @@ export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<st
  * Checks the formatting; with `fix`, writes the fixes into templates/ and
  * patches/, applies the new series so the checkout matches, and checks again.
  */
-export async function formatSeries(ctx: Context, options: { fix?: boolean | undefined }): Promise<{ run: FormatRun; fixed: string[] }> {
+export async function formatSeries(
+  ctx: Context,
+  options: { fix?: boolean | undefined },
+): Promise<{ run: FormatRun; fixed: string[] }> {
   const run = await checkFormatting(ctx);
   if (!options.fix || run.fixable.length === 0) return { run, fixed: [] };
   const fixed = await writeFormatFixes(ctx, run);

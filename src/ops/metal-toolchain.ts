@@ -9,7 +9,15 @@ import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
 import type { CheckResult } from '../core/checks.js';
 import { UserError } from '../core/errors.js';
-import { DEFAULT_METAL_CPP_URL, metalCppRelease, metalCppUrl, MIN_CLANG_MAJOR, MIN_LIBCXX_MAJOR, parseClangVersion, parseLibcxxVersion } from '../core/metal-typecheck.js';
+import {
+  DEFAULT_METAL_CPP_URL,
+  metalCppRelease,
+  metalCppUrl,
+  MIN_CLANG_MAJOR,
+  MIN_LIBCXX_MAJOR,
+  parseClangVersion,
+  parseLibcxxVersion,
+} from '../core/metal-typecheck.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,7 +36,7 @@ export interface ToolchainLookup {
 
 /** The command that installs a working lane on this OS. */
 export function metalToolchainInstall(platform: NodeJS.Platform): string {
-  if (platform === 'darwin') return 'xcode-select --install (Xcode\'s clang with its libc++ is enough)';
+  if (platform === 'darwin') return "xcode-select --install (Xcode's clang with its libc++ is enough)";
   return 'sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev (Debian/Ubuntu; elsewhere install clang >= 19 with libc++ >= 19)';
 }
 
@@ -49,7 +57,12 @@ function clangxxFix(platform: NodeJS.Platform): string {
  * another compiler. The result holds one check each for clang and libc++,
  * with the fix.
  */
-export async function findMetalToolchain(options: { env: Env; log: Logger; platform?: NodeJS.Platform; required?: boolean }): Promise<ToolchainLookup> {
+export async function findMetalToolchain(options: {
+  env: Env;
+  log: Logger;
+  platform?: NodeJS.Platform;
+  required?: boolean;
+}): Promise<ToolchainLookup> {
   const platform = options.platform ?? process.platform;
   const log = options.log;
   const required = options.required ?? false;
@@ -62,7 +75,14 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
     toolchain: null,
     checks: [
       { id: 'metal-clang', title: CLANG_TITLE, status: 'fail', detail: `CLANGXX=${chosen}: ${detail}`, fix, required },
-      { id: 'metal-libcxx', title: LIBCXX_TITLE, status: 'not-checked', detail: `not checked: CLANGXX=${chosen} does not work`, fix, required },
+      {
+        id: 'metal-libcxx',
+        title: LIBCXX_TITLE,
+        status: 'not-checked',
+        detail: `not checked: CLANGXX=${chosen} does not work`,
+        fix,
+        required,
+      },
     ],
   });
 
@@ -82,7 +102,10 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
     }
     const parsed = parseClangVersion(text);
     if (parsed === null) {
-      if (explicit) return chosenFails(`\`${command} --version\` does not name a clang version ("${text.trim().split('\n')[0] ?? ''}")`);
+      if (explicit)
+        return chosenFails(
+          `\`${command} --version\` does not name a clang version ("${text.trim().split('\n')[0] ?? ''}")`,
+        );
       continue;
     }
     const accepted = parsed.major >= MIN_CLANG_MAJOR || (platform === 'darwin' && parsed.apple);
@@ -102,20 +125,50 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
     }
     const lib = libcxx.value === null ? null : parseLibcxxVersion(libcxx.value);
     if (lib !== null && (lib.major >= MIN_LIBCXX_MAJOR || (platform === 'darwin' && parsed.apple))) {
-      const toolchain: ClangToolchain = { command, version: parsed.version, major: parsed.major, apple: parsed.apple, libcxx: lib.version };
+      const toolchain: ClangToolchain = {
+        command,
+        version: parsed.version,
+        major: parsed.major,
+        apple: parsed.apple,
+        libcxx: lib.version,
+      };
       return {
         toolchain,
         checks: [
-          { id: 'metal-clang', title: CLANG_TITLE, status: 'pass', detail: `${explicit ? 'CLANGXX=' : ''}${command} ${parsed.version}${parsed.apple ? ' (Apple)' : ''}`, required },
-          { id: 'metal-libcxx', title: LIBCXX_TITLE, status: 'pass', detail: `libc++ ${lib.version} (${command} -stdlib=libc++)`, required },
+          {
+            id: 'metal-clang',
+            title: CLANG_TITLE,
+            status: 'pass',
+            detail: `${explicit ? 'CLANGXX=' : ''}${command} ${parsed.version}${parsed.apple ? ' (Apple)' : ''}`,
+            required,
+          },
+          {
+            id: 'metal-libcxx',
+            title: LIBCXX_TITLE,
+            status: 'pass',
+            detail: `libc++ ${lib.version} (${command} -stdlib=libc++)`,
+            required,
+          },
         ],
       };
     }
-    clangOnly ??= { command, version: parsed.version, libcxxProblem: lib ? `libc++ ${lib.version} is older than ${MIN_LIBCXX_MAJOR}` : `no libc++ headers (${libcxx.error ?? 'unknown error'})` };
+    clangOnly ??= {
+      command,
+      version: parsed.version,
+      libcxxProblem: lib
+        ? `libc++ ${lib.version} is older than ${MIN_LIBCXX_MAJOR}`
+        : `no libc++ headers (${libcxx.error ?? 'unknown error'})`,
+    };
   }
 
   const clangCheck: CheckResult = clangOnly
-    ? { id: 'metal-clang', title: CLANG_TITLE, status: 'pass', detail: `${explicit ? 'CLANGXX=' : ''}${clangOnly.command} ${clangOnly.version}`, required }
+    ? {
+        id: 'metal-clang',
+        title: CLANG_TITLE,
+        status: 'pass',
+        detail: `${explicit ? 'CLANGXX=' : ''}${clangOnly.command} ${clangOnly.version}`,
+        required,
+      }
     : {
         id: 'metal-clang',
         title: CLANG_TITLE,
@@ -128,7 +181,9 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
     id: 'metal-libcxx',
     title: LIBCXX_TITLE,
     status: clangOnly ? 'fail' : 'not-checked',
-    detail: clangOnly ? `${clangOnly.command}: ${clangOnly.libcxxProblem}; libstdc++ gives false errors with metal-cpp` : `not checked without clang++ >= ${MIN_CLANG_MAJOR}`,
+    detail: clangOnly
+      ? `${clangOnly.command}: ${clangOnly.libcxxProblem}; libstdc++ gives false errors with metal-cpp`
+      : `not checked without clang++ >= ${MIN_CLANG_MAJOR}`,
     fix,
     required,
   };
@@ -136,20 +191,33 @@ export async function findMetalToolchain(options: { env: Env; log: Logger; platf
 }
 
 /** The checks `doctor` shows for the Metal type-check lane. */
-export async function metalToolchainChecks(options: { env: Env; log: Logger; platform?: NodeJS.Platform; required?: boolean }): Promise<CheckResult[]> {
+export async function metalToolchainChecks(options: {
+  env: Env;
+  log: Logger;
+  platform?: NodeJS.Platform;
+  required?: boolean;
+}): Promise<CheckResult[]> {
   return (await findMetalToolchain(options)).checks;
 }
 
 /** A toolchain, or a TOOL_MISSING error that names the install command. */
-export async function requireMetalToolchain(env: Env, log: Logger, platform: NodeJS.Platform = process.platform): Promise<ClangToolchain> {
+export async function requireMetalToolchain(
+  env: Env,
+  log: Logger,
+  platform: NodeJS.Platform = process.platform,
+): Promise<ClangToolchain> {
   const { toolchain, checks } = await findMetalToolchain({ env, platform, log, required: true });
   if (toolchain) return toolchain;
   const failed = checks.filter((c) => c.status !== 'pass');
   const explicit = env['CLANGXX'] !== undefined && env['CLANGXX'] !== '';
-  throw new UserError('TOOL_MISSING', `The Metal type-check needs clang >= ${MIN_CLANG_MAJOR} with libc++ >= ${MIN_LIBCXX_MAJOR}: ${failed.map((c) => c.detail).join('; ')}.`, {
-    hint: explicit ? clangxxFix(platform) : `Install them: ${metalToolchainInstall(platform)}`,
-    details: { checks },
-  });
+  throw new UserError(
+    'TOOL_MISSING',
+    `The Metal type-check needs clang >= ${MIN_CLANG_MAJOR} with libc++ >= ${MIN_LIBCXX_MAJOR}: ${failed.map((c) => c.detail).join('; ')}.`,
+    {
+      hint: explicit ? clangxxFix(platform) : `Install them: ${metalToolchainInstall(platform)}`,
+      details: { checks },
+    },
+  );
 }
 
 /** The folder holding `Metal/Metal.hpp`: `dir` itself, or the one folder inside it (the zip's `metal-cpp/`). */
@@ -157,7 +225,8 @@ export function metalCppRoot(dir: string): string | null {
   if (existsSync(path.join(dir, 'Metal', 'Metal.hpp'))) return dir;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return null;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory() && existsSync(path.join(dir, entry.name, 'Metal', 'Metal.hpp'))) return path.join(dir, entry.name);
+    if (entry.isDirectory() && existsSync(path.join(dir, entry.name, 'Metal', 'Metal.hpp')))
+      return path.join(dir, entry.name);
   }
   return null;
 }
@@ -173,14 +242,18 @@ async function unpack(zip: string, cache: string, env: Env, log: Logger): Promis
     await rm(partial, { recursive: true, force: true });
   }
   const root = metalCppRoot(cache);
-  if (root === null) throw new UserError('TOOL_MISSING', `${zip} holds no Metal/Metal.hpp: it is not Apple's metal-cpp.`, { hint: 'Pass --metal-cpp <dir|zip> with Apple\'s metal-cpp 26.' });
+  if (root === null)
+    throw new UserError('TOOL_MISSING', `${zip} holds no Metal/Metal.hpp: it is not Apple's metal-cpp.`, {
+      hint: "Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26.",
+    });
   return root;
 }
 
 function warnOnOldRelease(root: string, log: Logger): void {
   const readme = path.join(root, 'README.md');
   const release = existsSync(readme) ? metalCppRelease(readFileSync(readme, 'utf8')) : null;
-  if (release !== null && release < 26) log.warn(`${root} is metal-cpp for macOS ${release}; MLX uses metal-cpp 26, so newer APIs will look missing.`);
+  if (release !== null && release < 26)
+    log.warn(`${root} is metal-cpp for macOS ${release}; MLX uses metal-cpp 26, so newer APIs will look missing.`);
 }
 
 /**
@@ -188,20 +261,34 @@ function warnOnOldRelease(root: string, log: Logger): void {
  * zip), else the archive MLX's CMake downloads (URL read from the pinned
  * CMakeLists.txt), cached in `cacheDir` (the workdir's `metal-cpp/`).
  */
-export async function resolveMetalCpp(option: string | undefined, o: { cwd: string; cacheDir: string; cmakeText: string | null; env: Env; log: Logger }): Promise<string> {
+export async function resolveMetalCpp(
+  option: string | undefined,
+  o: { cwd: string; cacheDir: string; cmakeText: string | null; env: Env; log: Logger },
+): Promise<string> {
   const hint = (url: string) => `Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26 (MLX's CMake downloads ${url}).`;
   if (option !== undefined) {
     const given = path.resolve(o.cwd, option);
-    if (!existsSync(given)) throw new UserError('TOOL_MISSING', `--metal-cpp ${option}: no such file or folder.`, { hint: hint(DEFAULT_METAL_CPP_URL) });
+    if (!existsSync(given))
+      throw new UserError('TOOL_MISSING', `--metal-cpp ${option}: no such file or folder.`, {
+        hint: hint(DEFAULT_METAL_CPP_URL),
+      });
     if (statSync(given).isFile()) {
-      const digest = createHash('sha256').update(await readFile(given)).digest('hex').slice(0, 12);
+      const digest = createHash('sha256')
+        .update(await readFile(given))
+        .digest('hex')
+        .slice(0, 12);
       const cache = path.join(o.cacheDir, `${path.basename(given, '.zip')}-${digest}`);
       const root = metalCppRoot(cache) ?? (await unpack(given, cache, o.env, o.log));
       warnOnOldRelease(root, o.log);
       return root;
     }
     const root = metalCppRoot(given);
-    if (root === null) throw new UserError('TOOL_MISSING', `--metal-cpp ${option} holds no Metal/Metal.hpp: it is not Apple's metal-cpp.`, { hint: hint(DEFAULT_METAL_CPP_URL) });
+    if (root === null)
+      throw new UserError(
+        'TOOL_MISSING',
+        `--metal-cpp ${option} holds no Metal/Metal.hpp: it is not Apple's metal-cpp.`,
+        { hint: hint(DEFAULT_METAL_CPP_URL) },
+      );
     warnOnOldRelease(root, o.log);
     return root;
   }
@@ -218,6 +305,8 @@ export async function resolveMetalCpp(option: string | undefined, o: { cwd: stri
   } catch (error) {
     if (error instanceof UserError) throw error;
     await rm(zip, { force: true });
-    throw new UserError('TOOL_MISSING', `Cannot get metal-cpp from ${url}: ${(error as Error).message}`, { hint: hint(url) });
+    throw new UserError('TOOL_MISSING', `Cannot get metal-cpp from ${url}: ${(error as Error).message}`, {
+      hint: hint(url),
+    });
   }
 }

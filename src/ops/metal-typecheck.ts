@@ -53,7 +53,15 @@ export interface LaneResult {
 /** Runs the jobs, at most `concurrency` at a time; outcomes come back in job order and are logged to `logDir`. */
 export async function runLane(
   jobs: readonly TypeCheckJob[],
-  o: { clang: string; flags: readonly string[]; concurrency: number; cwd: string; logDir: string; env: Env; log: Logger },
+  o: {
+    clang: string;
+    flags: readonly string[];
+    concurrency: number;
+    cwd: string;
+    logDir: string;
+    env: Env;
+    log: Logger;
+  },
 ): Promise<{ outcomes: TypeCheckOutcome[]; wallSeconds: number }> {
   await rm(o.logDir, { recursive: true, force: true });
   await mkdir(o.logDir, { recursive: true });
@@ -63,7 +71,11 @@ export async function runLane(
   const worker = async () => {
     for (let i = next++; i < jobs.length; i = next++) {
       const job = jobs[i] as TypeCheckJob;
-      const result = await compile(o.clang, [...o.flags, ...job.flags, job.file], { cwd: o.cwd, env: o.env, log: o.log });
+      const result = await compile(o.clang, [...o.flags, ...job.flags, job.file], {
+        cwd: o.cwd,
+        env: o.env,
+        log: o.log,
+      });
       const outcome = judge(job, result.exitCode, result.output, result.seconds);
       outcomes[i] = outcome;
       o.log.debug(`${outcome.good ? 'ok  ' : 'FAIL'} ${job.label} ${result.seconds.toFixed(1)}s`);
@@ -78,20 +90,44 @@ async function lane(
   mode: LaneResult['mode'],
   ctx: Context,
   options: LaneOptions,
-  setup: { clang: ClangToolchain; mlxRoot: string; cmakeText: string | null; jobs: (shims: string | null) => TypeCheckJob[] },
+  setup: {
+    clang: ClangToolchain;
+    mlxRoot: string;
+    cmakeText: string | null;
+    jobs: (shims: string | null) => TypeCheckJob[];
+  },
 ): Promise<LaneResult> {
   const platform = ctx.platform;
-  const metalCpp = await resolveMetalCpp(options.metalCpp, { cwd: ctx.cwd, cacheDir: ctx.layout.metalCpp, cmakeText: setup.cmakeText, env: ctx.env, log: ctx.log });
+  const metalCpp = await resolveMetalCpp(options.metalCpp, {
+    cwd: ctx.cwd,
+    cacheDir: ctx.layout.metalCpp,
+    cmakeText: setup.cmakeText,
+    env: ctx.env,
+    log: ctx.log,
+  });
   // On macOS the SDK's own headers are the real thing; the shims only stand in for them elsewhere.
   const shims = platform === 'darwin' ? null : SHIMS_DIR;
-  const flags = laneFlags({ mlxRoot: setup.mlxRoot, metalCpp, shims, includes: (options.includes ?? []).map((d) => path.resolve(ctx.cwd, d)) });
+  const flags = laneFlags({
+    mlxRoot: setup.mlxRoot,
+    metalCpp,
+    shims,
+    includes: (options.includes ?? []).map((d) => path.resolve(ctx.cwd, d)),
+  });
   const jobs = setup.jobs(shims);
   const concurrency = options.jobs ?? os.availableParallelism();
   const command = [setup.clang.command, ...flags].map(quote).join(' ');
   ctx.log.command(`${command} <file.cpp>`, setup.mlxRoot);
   ctx.log.info(`Type-checking ${jobs.length} TU(s) with ${concurrency} job(s)`);
   const logDir = mode === 'pr' ? ctx.layout.checkMetal.logs : ctx.layout.checkMetal.selfTestLogs;
-  const { outcomes, wallSeconds } = await runLane(jobs, { clang: setup.clang.command, flags, concurrency, cwd: setup.mlxRoot, logDir, env: ctx.env, log: ctx.log });
+  const { outcomes, wallSeconds } = await runLane(jobs, {
+    clang: setup.clang.command,
+    flags,
+    concurrency,
+    cwd: setup.mlxRoot,
+    logDir,
+    env: ctx.env,
+    log: ctx.log,
+  });
   const summary = summariseLane(outcomes, { selfTest: mode === 'self-test', jobs: concurrency, wallSeconds });
   return {
     mode,
@@ -113,7 +149,9 @@ export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<L
   const tus = [ctx.config.variables.source_path, ctx.config.variables.metal_test_file];
   for (const tu of tus) {
     if (!existsSync(path.join(git.dir, tu))) {
-      throw new UserError('NOT_APPLIED', `${tu} is not in the checkout ${git.dir}.`, { hint: 'Run `mlx-storage-pr apply`, or fix variables.source_path / metal_test_file.' });
+      throw new UserError('NOT_APPLIED', `${tu} is not in the checkout ${git.dir}.`, {
+        hint: 'Run `mlx-storage-pr apply`, or fix variables.source_path / metal_test_file.',
+      });
     }
   }
   return lane('pr', ctx, options, {
@@ -138,7 +176,10 @@ export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Pro
     .split('\n')
     .filter((f) => /^mlx\/backend\/metal\/[^/]+\.cpp$/.test(f))
     .sort();
-  if (tus.length === 0) throw new UserError('CHECKOUT_INVALID', `The pinned commit ${pinned} has no mlx/backend/metal/*.cpp.`, { hint: 'Check upstream.commit in mlx-storage-pr.config.json.' });
+  if (tus.length === 0)
+    throw new UserError('CHECKOUT_INVALID', `The pinned commit ${pinned} has no mlx/backend/metal/*.cpp.`, {
+      hint: 'Check upstream.commit in mlx-storage-pr.config.json.',
+    });
 
   const root = ctx.layout.checkMetal.pinnedTree(pinned);
   if (!existsSync(path.join(root, '.complete'))) {

@@ -19,10 +19,14 @@ export function verifyDepsDir(cwd: string, option: string | undefined): string |
   const dir = path.resolve(cwd, option);
   const layout = `one subfolder per dependency: ${DEPENDENCIES.join(', ')}`;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new UserError('USAGE', `--deps-dir ${option}: no such folder.`, { hint: `Pass a folder with ${layout}; or leave --deps-dir out and use --offline with system packages.` });
+    throw new UserError('USAGE', `--deps-dir ${option}: no such folder.`, {
+      hint: `Pass a folder with ${layout}; or leave --deps-dir out and use --offline with system packages.`,
+    });
   }
   if (!DEPENDENCIES.some((d) => existsSync(path.join(dir, d)))) {
-    throw new UserError('USAGE', `--deps-dir ${option} holds none of ${DEPENDENCIES.join(', ')}.`, { hint: `Pass a folder with ${layout}; or leave --deps-dir out and use --offline with system packages.` });
+    throw new UserError('USAGE', `--deps-dir ${option} holds none of ${DEPENDENCIES.join(', ')}.`, {
+      hint: `Pass a folder with ${layout}; or leave --deps-dir out and use --offline with system packages.`,
+    });
   }
   return dir;
 }
@@ -35,7 +39,11 @@ const SYSTEM = {
 };
 
 /** Looks at --deps-dir and the system packages, then plans the offline mapping. */
-export function probeOffline(depsDir: string | undefined, generatedRoot: string, platform: NodeJS.Platform = process.platform): OfflinePlan {
+export function probeOffline(
+  depsDir: string | undefined,
+  generatedRoot: string,
+  platform: NodeJS.Platform = process.platform,
+): OfflinePlan {
   return planOffline({
     platform,
     depsDir: depsDir ?? null,
@@ -69,7 +77,10 @@ export async function generateStandIns(plan: OfflinePlan): Promise<void> {
     } else {
       // MLX links the target `doctest` and includes scripts/cmake/doctest.cmake.
       for (const file of ['doctest.cmake', 'doctestAddTests.cmake']) {
-        await writeIfChanged(path.join(dir, 'scripts', 'cmake', file), await readFile(path.join(SYSTEM.doctestCmake, file), 'utf8'));
+        await writeIfChanged(
+          path.join(dir, 'scripts', 'cmake', file),
+          await readFile(path.join(SYSTEM.doctestCmake, file), 'utf8'),
+        );
       }
       await writeIfChanged(
         path.join(dir, 'CMakeLists.txt'),
@@ -93,5 +104,8 @@ async function writeIfChanged(file: string, content: string): Promise<void> {
 
 /** Shared cache folder (stand-in dependency folders); outside the workdir so build paths stay comparable. */
 export function cacheRoot(env: Readonly<Record<string, string | undefined>>): string {
-  return env['MLX_STORAGE_PR_CACHE'] ?? path.join(env['XDG_CACHE_HOME'] ?? path.join(env['HOME'] ?? os.homedir(), '.cache'), 'mlx-storage-pr');
+  return (
+    env['MLX_STORAGE_PR_CACHE'] ??
+    path.join(env['XDG_CACHE_HOME'] ?? path.join(env['HOME'] ?? os.homedir(), '.cache'), 'mlx-storage-pr')
+  );
 }

@@ -5,7 +5,18 @@ import type { Logger } from '../adapters/log.js';
 import { probe } from '../adapters/process.js';
 import { findSphinx } from '../adapters/sphinx.js';
 import type { CheckResult } from '../core/checks.js';
-import { apt, checkBlas, checkCcache, checkCmake, checkCompiler, checkDisk, checkNinja, checkOffline, checkXcode, isMac } from './doctor.js';
+import {
+  apt,
+  checkBlas,
+  checkCcache,
+  checkCmake,
+  checkCompiler,
+  checkDisk,
+  checkNinja,
+  checkOffline,
+  checkXcode,
+  isMac,
+} from './doctor.js';
 import { DEFAULT_CMAKE_FORMAT } from './format.js';
 import { metalToolchainChecks } from './metal-toolchain.js';
 import { probeOffline } from './offline.js';
@@ -19,22 +30,43 @@ export async function checkGit(env: Env): Promise<CheckResult> {
   const out = await probe('git', ['--version'], env);
   return out
     ? { id: 'git', title: 'git', status: 'pass', detail: out.split('\n')[0] ?? out, required: true }
-    : { id: 'git', title: 'git', status: 'fail', detail: 'git not found', fix: isMac ? 'xcode-select --install' : apt('git'), required: true };
+    : {
+        id: 'git',
+        title: 'git',
+        status: 'fail',
+        detail: 'git not found',
+        fix: isMac ? 'xcode-select --install' : apt('git'),
+        required: true,
+      };
 }
 
 /** Sphinx, which verify's docs check builds the PR's pages with; found as that check finds it (SPHINXBUILD, else PATH). */
 export async function checkSphinx(env: Env, log: Logger): Promise<CheckResult> {
   const found = await findSphinx(env, log);
   return found.tool
-    ? { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'pass', detail: `${found.tool.command} ${found.tool.version}`, required: true }
-    : { id: 'sphinx', title: 'Sphinx (sphinx-build)', status: 'fail', detail: found.reason, fix: isMac ? 'pip install sphinx' : apt('python3-sphinx'), required: true };
+    ? {
+        id: 'sphinx',
+        title: 'Sphinx (sphinx-build)',
+        status: 'pass',
+        detail: `${found.tool.command} ${found.tool.version}`,
+        required: true,
+      }
+    : {
+        id: 'sphinx',
+        title: 'Sphinx (sphinx-build)',
+        status: 'fail',
+        detail: found.reason,
+        fix: isMac ? 'pip install sphinx' : apt('python3-sphinx'),
+        required: true,
+      };
 }
 
 /** cmake-format at the version MLX pins, on PATH or through uvx/pipx. */
 export async function checkCMakeFormat(env: Env, log: Logger): Promise<CheckResult> {
   const title = `cmake-format ${DEFAULT_CMAKE_FORMAT}`;
   const found = await findCMakeFormat(DEFAULT_CMAKE_FORMAT, env, log);
-  if (found.tool) return { id: 'cmake-format', title, status: 'pass', detail: found.tool.command.join(' '), required: true };
+  if (found.tool)
+    return { id: 'cmake-format', title, status: 'pass', detail: found.tool.command.join(' '), required: true };
   const fix = `pip install cmakelang==${DEFAULT_CMAKE_FORMAT}${isMac ? '' : ` (Debian 12: ${apt('cmake-format')})`}`;
   return { id: 'cmake-format', title, status: 'fail', detail: found.reason, fix, required: true };
 }
@@ -43,9 +75,22 @@ export async function checkCMakeFormat(env: Env, log: Logger): Promise<CheckResu
 export async function checkClangFormat(): Promise<CheckResult> {
   try {
     const cf = await loadClangFormat();
-    return { id: 'clang-format', title: 'clang-format', status: 'pass', detail: `${cf.version} (bundled WebAssembly)`, required: true };
+    return {
+      id: 'clang-format',
+      title: 'clang-format',
+      status: 'pass',
+      detail: `${cf.version} (bundled WebAssembly)`,
+      required: true,
+    };
   } catch (error) {
-    return { id: 'clang-format', title: 'clang-format', status: 'fail', detail: `the bundled clang-format does not load: ${(error as Error).message}`, fix: 'npm ci', required: true };
+    return {
+      id: 'clang-format',
+      title: 'clang-format',
+      status: 'fail',
+      detail: `the bundled clang-format does not load: ${(error as Error).message}`,
+      fix: 'npm ci',
+      required: true,
+    };
   }
 }
 

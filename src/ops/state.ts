@@ -111,7 +111,9 @@ export function savedWorkLines(saved: SavedWork, scope: 'in-the-way' | 'all'): s
   const all = [...saved.files, ...saved.untracked];
   if (all.length > 0) {
     const what = scope === 'in-the-way' ? ` to ${all.length} file${all.length === 1 ? '' : 's'} apply changes` : '';
-    lines.push(`Before that, saved your uncommitted changes${what}: ${all.join(', ')} (stash ${saved.stash}, also ${saved.refs[0]}).`);
+    lines.push(
+      `Before that, saved your uncommitted changes${what}: ${all.join(', ')} (stash ${saved.stash}, also ${saved.refs[0]}).`,
+    );
     if (scope === 'in-the-way') lines.push('Other uncommitted changes were left in place.');
     lines.push(`Restore them with: ${saved.restore[0]}`);
     if (saved.untracked.length) {
@@ -120,7 +122,9 @@ export function savedWorkLines(saved: SavedWork, scope: 'in-the-way' | 'all'): s
     }
   }
   if (saved.headBackup) {
-    lines.push(`Your commit ${saved.headBackup.slice(0, 12)} was kept (${saved.refs.at(-1)}); get it back with: ${saved.restore.at(-1)}`);
+    lines.push(
+      `Your commit ${saved.headBackup.slice(0, 12)} was kept (${saved.refs.at(-1)}); get it back with: ${saved.restore.at(-1)}`,
+    );
   }
   return lines;
 }

@@ -4,7 +4,8 @@ import type { Context } from './context.js';
 import { classifyHead, type HeadState } from './state.js';
 import { buildTree } from './tree.js';
 
-export type ApplyState = 'no-checkout' | 'no-files' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
+export type ApplyState =
+  'no-checkout' | 'no-files' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
 
 export interface StatusData {
   command: 'status';

@@ -39,14 +39,23 @@ export interface TestData {
   patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
   baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
   summary: Summary;
-  cases: Array<{ name: string; classification: ClassifiedCase['classification']; status: string; baseline: string | null; failures: SourcedFailure[] }>;
+  cases: Array<{
+    name: string;
+    classification: ClassifiedCase['classification'];
+    status: string;
+    baseline: string | null;
+    failures: SourcedFailure[];
+  }>;
 }
 
 /** A failed assertion, with the template or patch line it comes from (null: MLX's own line, or a file edited in the checkout). */
 export type SourcedFailure = Failure & { origin: string | null };
 
 /** Adds to each failure the template or patch line of the series it comes from. */
-function withOrigins(failures: readonly Failure[], o: { plan: ApplyPlan; buildDir: string; checkout: string; localEdits: readonly string[] }): SourcedFailure[] {
+function withOrigins(
+  failures: readonly Failure[],
+  o: { plan: ApplyPlan; buildDir: string; checkout: string; localEdits: readonly string[] },
+): SourcedFailure[] {
   return failures.map((f) => {
     const relative = path.relative(o.checkout, path.resolve(o.buildDir, f.file)).split(path.sep).join('/');
     const known = !relative.startsWith('..') && !path.isAbsolute(relative) && !o.localEdits.includes(relative);
@@ -74,16 +83,21 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
     const plan = probeOffline(depsDir, path.join(ctx.cacheRoot, 'deps'), ctx.platform);
     if (plan.missing.length) {
       const checks = checkOffline(plan).filter((c) => c.status === 'fail');
-      throw new UserError('TOOL_MISSING', `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`, {
-        hint: 'Install the packages named above, or pass --deps-dir <dir> holding a folder per dependency.',
-      });
+      throw new UserError(
+        'TOOL_MISSING',
+        `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`,
+        {
+          hint: 'Install the packages named above, or pass --deps-dir <dir> holding a folder per dependency.',
+        },
+      );
     }
     await generateStandIns(plan);
     dependencies = plan.deps.map((d) => ({ dep: d.dep, source: d.source }));
     notes = plan.notes;
     offlineArgs = plan.cmakeArgs;
   }
-  if (!ccache) notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
+  if (!ccache)
+    notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
   const launcher = ccache ? ['-DCMAKE_C_COMPILER_LAUNCHER=ccache', '-DCMAKE_CXX_COMPILER_LAUNCHER=ccache'] : [];
   const cmakeArgs = [
     ...generator,
@@ -97,25 +111,45 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
   return { cmakeArgs, key, ccache, dependencies, notes };
 }
 
-
 /**
  * Each tree is `<root>/mlx` with its build in `<root>/build-<key>`, so with
  * CCACHE_BASEDIR=<root> the patched and baseline compile commands are
  * identical and share cache entries. Dependencies live outside both roots.
  */
-export function treeSpec(ctx: Context, sourceDir: string, buildDir: string, setup: BuildSetup, label: string): BuildSpec {
+export function treeSpec(
+  ctx: Context,
+  sourceDir: string,
+  buildDir: string,
+  setup: BuildSetup,
+  label: string,
+): BuildSpec {
   const env = setup.ccache ? { ...ctx.env, CCACHE_BASEDIR: path.dirname(sourceDir) } : ctx.env;
-  return { sourceDir, buildDir, cmakeArgs: setup.cmakeArgs, target: ctx.config.build.target, testBinary: ctx.config.build.testBinary, env, label };
+  return {
+    sourceDir,
+    buildDir,
+    cmakeArgs: setup.cmakeArgs,
+    target: ctx.config.build.target,
+    testBinary: ctx.config.build.testBinary,
+    env,
+    label,
+  };
 }
 
 /** Builds and runs the unpatched pinned tree once per build key; later runs read the saved results. */
-export async function baselineRun(ctx: Context, git: Git, setup: BuildSetup, stream: NodeJS.WritableStream): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
+export async function baselineRun(
+  ctx: Context,
+  git: Git,
+  setup: BuildSetup,
+  stream: NodeJS.WritableStream,
+): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
   const pinned = ctx.config.upstream.commit;
   const tree = ctx.layout.baseline;
   const buildDir = tree.build(setup.key);
   const resultsFile = tree.results(pinned, setup.key);
   // A saved result that is missing, unreadable or not JSON is no saved result: the baseline runs again.
-  const saved = await readFile(resultsFile, 'utf8').then((t) => JSON.parse(t) as { commit: string; run: DoctestRun }).catch(() => null);
+  const saved = await readFile(resultsFile, 'utf8')
+    .then((t) => JSON.parse(t) as { commit: string; run: DoctestRun })
+    .catch(() => null);
   if (saved && saved.commit === pinned) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
     return { run: saved.run, cached: true, buildDir };
@@ -147,18 +181,25 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
   // Edits made in the checkout are built too, but apply would not keep them and the PR does not hold them.
   const localEdits = (await git.status()).map((e) => e.path);
   if (localEdits.length) {
-    const shown = localEdits.slice(0, 10).join(', ') + (localEdits.length > 10 ? ` and ${localEdits.length - 10} more` : '');
+    const shown =
+      localEdits.slice(0, 10).join(', ') + (localEdits.length > 10 ? ` and ${localEdits.length - 10} more` : '');
     ctx.log.warn(`${LOCAL_EDITS_NOTE}: ${shown}`);
   }
 
-  const needsBlas = /find_package\(BLAS/.test(await ifAbsent(readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8'), ''));
+  const needsBlas = /find_package\(BLAS/.test(
+    await ifAbsent(readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8'), ''),
+  );
   const checks: CheckResult[] = await buildToolChecks(ctx.env, ctx.workdir, needsBlas);
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
   if (!checksPass(checks)) {
-    throw new UserError('TOOL_MISSING', `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`, {
-      hint: 'Run the fix commands above (`mlx-storage-pr doctor test` lists every check).',
-      details: { checks },
-    });
+    throw new UserError(
+      'TOOL_MISSING',
+      `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`,
+      {
+        hint: 'Run the fix commands above (`mlx-storage-pr doctor test` lists every check).',
+        details: { checks },
+      },
+    );
   }
 
   return withLock(ctx.workdir, 'test', async () => {
@@ -186,8 +227,19 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
       dependencies: setup.dependencies,
       notes: setup.notes,
       localEdits,
-      patched: { configured, buildSeconds: built.seconds, buildSteps: built.steps, complete: patchedRun.complete, crashes: patchedRun.crashes },
-      baseline: { used: useBaseline, cached: baseline?.cached ?? false, buildDir: baseline?.buildDir ?? null, summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null },
+      patched: {
+        configured,
+        buildSeconds: built.seconds,
+        buildSteps: built.steps,
+        complete: patchedRun.complete,
+        crashes: patchedRun.crashes,
+      },
+      baseline: {
+        used: useBaseline,
+        cached: baseline?.cached ?? false,
+        buildDir: baseline?.buildDir ?? null,
+        summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
+      },
       summary,
       cases: classified.map((c) => ({
         name: c.name,
@@ -202,7 +254,15 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
         hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
       });
     }
-    await writeFile(lastRunFile(buildDir), JSON.stringify({ inputHash: plan.inputHash, filter: options.tests ?? null, binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)), data }));
+    await writeFile(
+      lastRunFile(buildDir),
+      JSON.stringify({
+        inputHash: plan.inputHash,
+        filter: options.tests ?? null,
+        binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
+        data,
+      }),
+    );
     return { data, classified, blocking: blocking.length, inputHash: plan.inputHash };
   });
 }
@@ -234,7 +294,10 @@ export function lastRunFile(buildDir: string): string {
 }
 
 async function mtime(file: string): Promise<number | null> {
-  return stat(file).then((s) => s.mtimeMs, () => null);
+  return stat(file).then(
+    (s) => s.mtimeMs,
+    () => null,
+  );
 }
 
 /**
@@ -248,7 +311,10 @@ export async function currentSavedRun(ctx: Context, options: SuiteOptions): Prom
   const buildDir = ctx.layout.patched.build(setup.key);
   // A saved run that is missing, unreadable or not JSON is no saved run: the tests run again.
   const saved = await readFile(lastRunFile(buildDir), 'utf8')
-    .then((t) => JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData })
+    .then(
+      (t) =>
+        JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData },
+    )
     .catch(() => null);
   if (!saved || saved.inputHash !== plan.inputHash || saved.filter !== null || !saved.data.baseline.used) return null;
   if ((await inspectCheckout(ctx)).current === null) return null;

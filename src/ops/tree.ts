@@ -26,9 +26,16 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: { threeWay?:
     await index.readTree(plan.commit);
     const conflicts: Conflict[] = [];
 
-    const existing = plan.files.length ? await index.raw(['ls-files', '-z', '--', ...plan.files.map((f) => f.path)]) : '';
+    const existing = plan.files.length
+      ? await index.raw(['ls-files', '-z', '--', ...plan.files.map((f) => f.path)])
+      : '';
     for (const file of existing.split('\0').filter(Boolean)) {
-      conflicts.push({ patch: `templates/${plan.files.find((f) => f.path === file)?.template ?? file}`, file, reason: 'file_exists', detail: 'the pinned commit already has this file' });
+      conflicts.push({
+        patch: `templates/${plan.files.find((f) => f.path === file)?.template ?? file}`,
+        file,
+        reason: 'file_exists',
+        detail: 'the pinned commit already has this file',
+      });
     }
 
     const blobFiles = await Promise.all(
@@ -79,7 +86,12 @@ async function diagnosePatch(
     if (conflict) found.push(conflict);
   }
   if (found.length === 0) {
-    found.push({ patch: name, file: files[0]?.path ?? '?', reason: 'upstream_changed', detail: stderr.trim().split('\n')[0] ?? 'git apply failed' });
+    found.push({
+      patch: name,
+      file: files[0]?.path ?? '?',
+      reason: 'upstream_changed',
+      detail: stderr.trim().split('\n')[0] ?? 'git apply failed',
+    });
   }
   return found;
 }

@@ -21,7 +21,10 @@ export async function buildChecks(ctx: Context, options: BuildCheckOptions): Pro
   return [suite.check, await withoutImplementation(ctx, options, suite.data)];
 }
 
-async function linuxBuild(ctx: Context, options: BuildCheckOptions): Promise<{ check: CheckResult; data: TestData | null }> {
+async function linuxBuild(
+  ctx: Context,
+  options: BuildCheckOptions,
+): Promise<{ check: CheckResult; data: TestData | null }> {
   const title = 'Linux build and test suite against the baseline';
   try {
     const saved = await currentSavedRun(ctx, options);
@@ -32,10 +35,30 @@ async function linuxBuild(ctx: Context, options: BuildCheckOptions): Promise<{ c
       `${s.cases} cases: ${s.passed} passed, ${s.failed} failed (${s.byClass['pre-existing-failure']} also fail unpatched); ` +
       `${s.byClass['new-failure']} new failure(s), ${s.byClass['new-test-failed']} failing new test(s), ${s.byClass['new-test-passed']} new test(s) passing` +
       (saved ? ' (saved results of the last `test`; the series and binary are unchanged)' : '');
-    return { check: { id: 'linux-build', title, status: blocking ? 'fail' : 'pass', detail, fix: 'mlx-storage-pr test  (lists every failure)', required: true }, data };
+    return {
+      check: {
+        id: 'linux-build',
+        title,
+        status: blocking ? 'fail' : 'pass',
+        detail,
+        fix: 'mlx-storage-pr test  (lists every failure)',
+        required: true,
+      },
+      data,
+    };
   } catch (error) {
     if (!isUserError(error)) throw error;
-    return { check: { id: 'linux-build', title, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}), required: true }, data: null };
+    return {
+      check: {
+        id: 'linux-build',
+        title,
+        status: 'fail',
+        detail: error.message,
+        ...(error.hint ? { fix: error.hint } : {}),
+        required: true,
+      },
+      data: null,
+    };
   }
 }
 
@@ -50,22 +73,49 @@ export function testsOnlyPlan(plan: ApplyPlan, testFiles: readonly string[]): Ap
   };
 }
 
-async function withoutImplementation(ctx: Context, options: BuildCheckOptions, full: TestData | null): Promise<CheckResult> {
-  const base = { id: 'tests-fail-without-implementation', title: 'New tests fail without the implementation', required: true };
+async function withoutImplementation(
+  ctx: Context,
+  options: BuildCheckOptions,
+  full: TestData | null,
+): Promise<CheckResult> {
+  const base = {
+    id: 'tests-fail-without-implementation',
+    title: 'New tests fail without the implementation',
+    required: true,
+  };
   if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
-  const newTests = full.cases.filter((c) => c.classification === 'new-test-passed' || c.classification === 'new-test-failed').map((c) => c.name);
-  if (newTests.length === 0) return { ...base, status: 'fail', detail: 'the series adds no test case that this build runs', fix: 'Add doctest cases for the new code' };
+  const newTests = full.cases
+    .filter((c) => c.classification === 'new-test-passed' || c.classification === 'new-test-failed')
+    .map((c) => c.name);
+  if (newTests.length === 0)
+    return {
+      ...base,
+      status: 'fail',
+      detail: 'the series adds no test case that this build runs',
+      fix: 'Add doctest cases for the new code',
+    };
 
   try {
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
     return await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
       const git = await ctx.checkout();
-      if (git === null) throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
+      if (git === null)
+        throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
       const vars = ctx.config.variables;
       const plan = testsOnlyPlan((await ctx.project()).plan, [vars.metal_test_file, vars.stub_test_file]);
       const built = await buildTree(git, plan);
-      if (built.tree === null) return { ...base, status: 'fail', detail: 'the test changes do not apply on their own', fix: 'Keep test edits in patches that touch only tests/' };
-      const commit = await git.commitTree(built.tree, ctx.config.upstream.commit, 'mlx-storage-pr: tests without the implementation');
+      if (built.tree === null)
+        return {
+          ...base,
+          status: 'fail',
+          detail: 'the test changes do not apply on their own',
+          fix: 'Keep test edits in patches that touch only tests/',
+        };
+      const commit = await git.commitTree(
+        built.tree,
+        ctx.config.upstream.commit,
+        'mlx-storage-pr: tests without the implementation',
+      );
 
       // Its own tree at the same depth as the others, so ccache reuses their objects.
       const tree = ctx.layout.withoutImplementation;
@@ -79,12 +129,21 @@ async function withoutImplementation(ctx: Context, options: BuildCheckOptions, f
         if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
         const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
         const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
-        return { ...base, status: 'pass', detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run` };
+        return {
+          ...base,
+          status: 'pass',
+          detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run`,
+        };
       }
       const run = await runDoctest(spec, ctx.log, {});
       const passing = newTests.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
       if (passing.length) {
-        return { ...base, status: 'fail', detail: `these new cases pass without the implementation: ${passing.join(', ')}`, fix: 'Make each new test check behaviour that only the implementation provides' };
+        return {
+          ...base,
+          status: 'fail',
+          detail: `these new cases pass without the implementation: ${passing.join(', ')}`,
+          fix: 'Make each new test check behaviour that only the implementation provides',
+        };
       }
       return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
     });

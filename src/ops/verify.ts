@@ -31,14 +31,24 @@ export interface VerifyOutcome {
 /** A check that could not run: the reason and its fix, from the error that stopped it. */
 function notChecked(id: string, title: string, error: unknown, required: boolean): CheckResult {
   if (!isUserError(error)) throw error;
-  return { id, title, status: 'not-checked', detail: error.message, ...(error.hint ? { fix: error.hint } : {}), required };
+  return {
+    id,
+    title,
+    status: 'not-checked',
+    detail: error.message,
+    ...(error.hint ? { fix: error.hint } : {}),
+    required,
+  };
 }
 
 async function formatStep(ctx: Context): Promise<CheckResult[]> {
   try {
     return formatCheckResults((await checkFormatting(ctx)).report);
   } catch (error) {
-    return [notChecked(FORMAT_CHECKS.cpp.id, FORMAT_CHECKS.cpp.title, error, true), notChecked(FORMAT_CHECKS.cmake.id, FORMAT_CHECKS.cmake.title, error, true)];
+    return [
+      notChecked(FORMAT_CHECKS.cpp.id, FORMAT_CHECKS.cpp.title, error, true),
+      notChecked(FORMAT_CHECKS.cmake.id, FORMAT_CHECKS.cmake.title, error, true),
+    ];
   }
 }
 
@@ -52,11 +62,31 @@ async function metalStep(ctx: Context, options: VerifyChecksOptions): Promise<Ch
   const title = 'Metal type-check (check-metal)';
   const asked = options.metalCpp !== undefined || options.requireMetal === true;
   try {
-    const lane = await typeCheckPr(ctx, { metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] });
+    const lane = await typeCheckPr(ctx, {
+      metalCpp: options.metalCpp,
+      jobs: options.jobs,
+      includes: options.include ?? [],
+    });
     const summary = lane.summary.lines[lane.summary.lines.length - 1] ?? '';
-    if (lane.summary.ok) return { id: 'metal-typecheck', title, status: 'pass', detail: `${lane.outcomes.map((o) => o.label).join(', ')} type-check (${lane.clang.command} ${lane.clang.version}, libc++ ${lane.clang.libcxx})`, required: true };
-    const failed = lane.outcomes.filter((o) => !o.good).map((o) => `${o.label}: ${o.errors[0] ?? `exit ${o.exitCode}`}`);
-    return { id: 'metal-typecheck', title, status: 'fail', detail: `${failed.join('; ')} (${summary})`, fix: 'mlx-storage-pr check-metal  (full errors; logs in the workdir)', required: true };
+    if (lane.summary.ok)
+      return {
+        id: 'metal-typecheck',
+        title,
+        status: 'pass',
+        detail: `${lane.outcomes.map((o) => o.label).join(', ')} type-check (${lane.clang.command} ${lane.clang.version}, libc++ ${lane.clang.libcxx})`,
+        required: true,
+      };
+    const failed = lane.outcomes
+      .filter((o) => !o.good)
+      .map((o) => `${o.label}: ${o.errors[0] ?? `exit ${o.exitCode}`}`);
+    return {
+      id: 'metal-typecheck',
+      title,
+      status: 'fail',
+      detail: `${failed.join('; ')} (${summary})`,
+      fix: 'mlx-storage-pr check-metal  (full errors; logs in the workdir)',
+      required: true,
+    };
   } catch (error) {
     return notChecked('metal-typecheck', title, error, asked);
   }

@@ -19,10 +19,18 @@ describe.skipIf(repo === null)(describeName('apply on the real MLX at the pinned
     const checkout = path.join(workdir, 'mlx');
     expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(config.upstream.commit);
     for (const file of first.json.files as string[]) expect(git(checkout, 'ls-files', file).trim()).toBe(file);
-    expect(readFileSync(path.join(checkout, config.variables.header_path), 'utf8')).toContain(`class ${config.variables.class_name} {`);
+    expect(readFileSync(path.join(checkout, config.variables.header_path), 'utf8')).toContain(
+      `class ${config.variables.class_name} {`,
+    );
     const second = await runCli(['apply', ...args], { cwd: REPO_ROOT });
     expect(second.json.status).toBe('already-applied');
     const status = await runCli(['status', ...args], { cwd: REPO_ROOT });
-    expect(status.json).toMatchObject({ state: 'applied', base: config.upstream.commit, differs: [], dirty: [], conflicts: [] });
+    expect(status.json).toMatchObject({
+      state: 'applied',
+      base: config.upstream.commit,
+      differs: [],
+      dirty: [],
+      conflicts: [],
+    });
   });
 });

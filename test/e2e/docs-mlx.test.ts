@@ -20,7 +20,9 @@ function hasSphinx(): boolean {
   }
 }
 const sphinx = hasSphinx();
-const name = sphinx ? 'docs check on the real MLX' : 'docs check on the real MLX (skipped: sphinx-build is not on PATH; sudo apt-get install python3-sphinx)';
+const name = sphinx
+  ? 'docs check on the real MLX'
+  : 'docs check on the real MLX (skipped: sphinx-build is not on PATH; sudo apt-get install python3-sphinx)';
 if (!sphinx) console.warn(name);
 
 describe.skipIf(repo === null || !sphinx)(describeName(name), () => {
@@ -29,10 +31,22 @@ describe.skipIf(repo === null || !sphinx)(describeName(name), () => {
     const applied = await runCli(['apply', '--mlx-repo', repo as string, '--workdir', workdir], { cwd: REPO_ROOT });
     expect(applied.code, applied.stderr).toBe(0);
     const env = { PATH: process.env['PATH'] };
-    const ctx = await loadContext({ cwd: REPO_ROOT, env, workdir, logger: createLogger({ stream: new PassThrough() }) });
+    const ctx = await loadContext({
+      cwd: REPO_ROOT,
+      env,
+      workdir,
+      logger: createLogger({ stream: new PassThrough() }),
+    });
     const report = await checkDocs(ctx, env);
     expect(report.files).toEqual([
-      { path: 'docs/src/dev/extensions.rst', origins: ['patches/0004-docs-extensions.patch'], baseline: 2, patched: 2, newWarnings: [], failure: null },
+      {
+        path: 'docs/src/dev/extensions.rst',
+        origins: ['patches/0004-docs-extensions.patch'],
+        baseline: 2,
+        patched: 2,
+        newWarnings: [],
+        failure: null,
+      },
     ]);
   });
 });

@@ -26,7 +26,8 @@ function patchFiles(project: string): Record<string, string> {
 /** A copy of this repository's project files (config, templates/, patches/) with its own workdir. */
 function copyProject(): { project: string; args: string[] } {
   const project = tempDir('msp-e2e-format-');
-  for (const item of ['mlx-storage-pr.config.json', 'templates', 'patches']) cpSync(path.join(REPO_ROOT, item), path.join(project, item), { recursive: true });
+  for (const item of ['mlx-storage-pr.config.json', 'templates', 'patches'])
+    cpSync(path.join(REPO_ROOT, item), path.join(project, item), { recursive: true });
   return { project, args: ['--mlx-repo', repo as string, '--workdir', path.join(project, '.work')] };
 }
 
@@ -57,16 +58,27 @@ describe.skipIf(repo === null)(describeName('format --fix on the shipped series 
 
   it('changes only the fixed lines: mis-formatted added lines come back as shipped, hunk headers with their function context', async () => {
     // One added line in the second hunk of a C++ patch (its header carries git's function context), and one in a CMake patch.
-    edit(project, '0002-no-metal-stub.patch', '+  return {{status_enum}}::metal_not_available;\n', '+  return   {{status_enum}}::metal_not_available;\n');
+    edit(
+      project,
+      '0002-no-metal-stub.patch',
+      '+  return {{status_enum}}::metal_not_available;\n',
+      '+  return   {{status_enum}}::metal_not_available;\n',
+    );
     const cmake = hasCMakeFormat();
-    if (cmake) edit(project, '0003-tests-cmake.patch', '+          {{stub_test_source}}\n', '+  {{stub_test_source}}\n');
+    if (cmake)
+      edit(project, '0003-tests-cmake.patch', '+          {{stub_test_source}}\n', '+  {{stub_test_source}}\n');
     else console.warn('format --fix e2e: cmake-format 0.6.13 is not on PATH; only the C++ patch is mis-formatted');
     expect(patchFiles(project)).not.toEqual(shipped);
 
     const result = await runCli(['format', '--fix', '--json', ...args], { cwd: project });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.json.fixed).toEqual(['patches/0002-no-metal-stub.patch', ...(cmake ? ['patches/0003-tests-cmake.patch'] : [])]);
-    expect(shipped['0002-no-metal-stub.patch']).toContain('@@ -28,6 +29,21 @@ const std::string& get_metallib_path() {\n');
+    expect(result.json.fixed).toEqual([
+      'patches/0002-no-metal-stub.patch',
+      ...(cmake ? ['patches/0003-tests-cmake.patch'] : []),
+    ]);
+    expect(shipped['0002-no-metal-stub.patch']).toContain(
+      '@@ -28,6 +29,21 @@ const std::string& get_metallib_path() {\n',
+    );
     expect(patchFiles(project)).toEqual(shipped);
   });
 });

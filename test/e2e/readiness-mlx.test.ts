@@ -13,10 +13,14 @@ describe.skipIf(repo === null)(describeName('verify build checks on the real MLX
       const args = ['--mlx-repo', repo as string, '--workdir', workdir, '--json'];
       expect((await runCli(['apply', ...args], { cwd: REPO_ROOT })).code).toBe(0);
       const result = await runCli(['verify', '--offline', ...args], { cwd: REPO_ROOT });
-      const byId = Object.fromEntries((result.json.checks as Array<{ id: string; status: string; detail: string }>).map((c) => [c.id, c]));
+      const byId = Object.fromEntries(
+        (result.json.checks as Array<{ id: string; status: string; detail: string }>).map((c) => [c.id, c]),
+      );
       expect(byId['linux-build']?.status, byId['linux-build']?.detail).toBe('pass');
       expect(byId['linux-build']?.detail).toContain('0 new failure(s), 0 failing new test(s), 2 new test(s) passing');
-      expect(byId['tests-fail-without-implementation']?.status, byId['tests-fail-without-implementation']?.detail).toBe('pass');
+      expect(byId['tests-fail-without-implementation']?.status, byId['tests-fail-without-implementation']?.detail).toBe(
+        'pass',
+      );
       expect(byId['format-cpp']?.status).toBe('pass');
     },
     90 * 60_000,

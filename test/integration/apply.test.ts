@@ -63,7 +63,10 @@ describe('apply', () => {
 
   it('updates only what changed after a template edit', async () => {
     await apply();
-    write('templates/mlx/backend/metal/storage_view.cpp', '// Copyright © {{copyright_year}} Apple Inc.\n\n// changed\n');
+    write(
+      'templates/mlx/backend/metal/storage_view.cpp',
+      '// Copyright © {{copyright_year}} Apple Inc.\n\n// changed\n',
+    );
     const result = await apply('--json');
     expect(result.json).toMatchObject({ status: 'applied', changed: ['mlx/backend/metal/storage_view.cpp'] });
     expect(read('mlx/backend/metal/storage_view.cpp')).toContain('// changed');
@@ -78,7 +81,13 @@ describe('apply', () => {
     expect(result.code).toBe(4);
     expect(result.json.error.code).toBe('PATCH_CONFLICT');
     expect(result.json.error.details.conflicts).toEqual([
-      expect.objectContaining({ patch: '0002-docs.patch', file: 'docs/src/dev/extensions.rst', hunk: 1, hunkHeader: '@@ -6,6 +6,11 @@', reason: 'upstream_changed' }),
+      expect.objectContaining({
+        patch: '0002-docs.patch',
+        file: 'docs/src/dev/extensions.rst',
+        hunk: 1,
+        hunkHeader: '@@ -6,6 +6,11 @@',
+        reason: 'upstream_changed',
+      }),
     ]);
     expect(result.stderr).toContain('0002-docs.patch: docs/src/dev/extensions.rst, hunk 1');
     expect(snapshot(checkout)).toBe(before);
@@ -95,11 +104,18 @@ describe('apply', () => {
 
   it('names file_exists for a template or a patch that creates a file the pinned commit has', async () => {
     writeFileSync(path.join(project, 'templates/mlx/backend/metal/no_metal.cpp'), 'a new file\n');
-    write('patches/0003-create.patch', 'diff --git a/tests/CMakeLists.txt b/tests/CMakeLists.txt\nnew file mode 100644\n--- /dev/null\n+++ b/tests/CMakeLists.txt\n@@ -0,0 +1 @@\n+a new file\n');
+    write(
+      'patches/0003-create.patch',
+      'diff --git a/tests/CMakeLists.txt b/tests/CMakeLists.txt\nnew file mode 100644\n--- /dev/null\n+++ b/tests/CMakeLists.txt\n@@ -0,0 +1 @@\n+a new file\n',
+    );
     write('patches/series', '0001-metal-cmake.patch\n0002-docs.patch\n0003-create.patch\n');
     const result = await apply('--json');
     expect(result.code).toBe(4);
-    expect(result.json.error.details.conflicts.map((c: { patch: string; file: string; reason: string }) => `${c.patch}:${c.file}:${c.reason}`)).toEqual([
+    expect(
+      result.json.error.details.conflicts.map(
+        (c: { patch: string; file: string; reason: string }) => `${c.patch}:${c.file}:${c.reason}`,
+      ),
+    ).toEqual([
       'templates/mlx/backend/metal/no_metal.cpp:mlx/backend/metal/no_metal.cpp:file_exists',
       '0003-create.patch:tests/CMakeLists.txt:file_exists',
     ]);
@@ -108,13 +124,24 @@ describe('apply', () => {
   it('names patch_changed, file_missing and already_applied', async () => {
     const cmake = path.join(project, 'patches', '0001-metal-cmake.patch');
     const original = readFileSync(cmake, 'utf8');
-    writeFileSync(cmake, original.replace('           ${CMAKE_CURRENT_SOURCE_DIR}/device.cpp', '           ${CMAKE_CURRENT_SOURCE_DIR}/devices.cpp'));
-    write('patches/0003-missing.patch', 'diff --git a/mlx/nothing.txt b/mlx/nothing.txt\n--- a/mlx/nothing.txt\n+++ b/mlx/nothing.txt\n@@ -1 +1 @@\n-a\n+b\n');
+    writeFileSync(
+      cmake,
+      original.replace(
+        '           ${CMAKE_CURRENT_SOURCE_DIR}/device.cpp',
+        '           ${CMAKE_CURRENT_SOURCE_DIR}/devices.cpp',
+      ),
+    );
+    write(
+      'patches/0003-missing.patch',
+      'diff --git a/mlx/nothing.txt b/mlx/nothing.txt\n--- a/mlx/nothing.txt\n+++ b/mlx/nothing.txt\n@@ -1 +1 @@\n-a\n+b\n',
+    );
     write('patches/series', '0001-metal-cmake.patch\n0002-docs.patch\n0003-missing.patch\n0004-again.patch\n');
     write('patches/0004-again.patch', readFileSync(path.join(project, 'patches', '0002-docs.patch'), 'utf8'));
     const result = await apply('--json');
     expect(result.code).toBe(4);
-    expect(result.json.error.details.conflicts.map((c: { patch: string; reason: string }) => `${c.patch}:${c.reason}`)).toEqual([
+    expect(
+      result.json.error.details.conflicts.map((c: { patch: string; reason: string }) => `${c.patch}:${c.reason}`),
+    ).toEqual([
       '0001-metal-cmake.patch:patch_changed',
       '0003-missing.patch:file_missing',
       '0004-again.patch:already_applied',
@@ -131,12 +158,16 @@ describe('apply', () => {
 
     const exact = await apply('--json');
     expect(exact.code).toBe(4);
-    expect(exact.json.error.details.conflicts).toEqual([expect.objectContaining({ patch: '0001-metal-cmake.patch', reason: 'upstream_changed', hunk: 1 })]);
+    expect(exact.json.error.details.conflicts).toEqual([
+      expect.objectContaining({ patch: '0001-metal-cmake.patch', reason: 'upstream_changed', hunk: 1 }),
+    ]);
 
     const merged = await apply('--3way', '--json');
     expect(merged.code, merged.stderr).toBe(0);
     expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(moved);
-    expect(read('mlx/backend/metal/CMakeLists.txt')).toContain('/allocators.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/device.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/resident.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/storage_view.cpp)');
+    expect(read('mlx/backend/metal/CMakeLists.txt')).toContain(
+      '/allocators.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/device.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/resident.cpp\n          ${CMAKE_CURRENT_SOURCE_DIR}/storage_view.cpp)',
+    );
   });
 
   it('refuses to overwrite uncommitted edits and keeps them', async () => {
@@ -190,7 +221,10 @@ describe('apply', () => {
   });
 
   it('fails clearly when the pinned commit is not in the source', async () => {
-    editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = '0123456789abcdef0123456789abcdef01234567'));
+    editConfig(
+      project,
+      (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = '0123456789abcdef0123456789abcdef01234567'),
+    );
     const result = await apply('--json');
     expect(result.code).toBe(5);
     expect(result.json.error.code).toBe('COMMIT_NOT_FOUND');
@@ -216,12 +250,15 @@ describe('apply', () => {
     expect(existsSync(checkout)).toBe(false);
   });
 
-  it('tells a folder that is not a git repository from a source it cannot reach; --verbose shows git\'s message', async () => {
+  it("tells a folder that is not a git repository from a source it cannot reach; --verbose shows git's message", async () => {
     const folder = tempDir('msp-not-a-repo-');
     writeFileSync(path.join(folder, 'README.md'), 'not MLX\n');
     const plain = await runCli(['apply', '--mlx-repo', folder, '--json'], { cwd: project });
     expect(plain.code).toBe(5);
-    expect(plain.json.error).toMatchObject({ code: 'SOURCE_NOT_REPOSITORY', message: `The MLX source ${folder} is not a git repository.` });
+    expect(plain.json.error).toMatchObject({
+      code: 'SOURCE_NOT_REPOSITORY',
+      message: `The MLX source ${folder} is not a git repository.`,
+    });
     expect(plain.json.error.hint).toContain('git clone --mirror');
     expect(plain.json.error.hint).not.toContain('network');
     expect(plain.stderr).not.toContain('does not appear to be a git repository');
@@ -229,8 +266,13 @@ describe('apply', () => {
     expect(verbose.code).toBe(5);
     expect(verbose.stderr).toContain(`'${folder}' does not appear to be a git repository`);
 
-    const closed = await runCli(['apply', '--mlx-repo', 'http://127.0.0.1:9/mlx.git', '--verbose', '--json'], { cwd: project });
-    expect(closed.json.error).toMatchObject({ code: 'SOURCE_UNREACHABLE', message: 'Cannot reach the MLX source http://127.0.0.1:9/mlx.git.' });
+    const closed = await runCli(['apply', '--mlx-repo', 'http://127.0.0.1:9/mlx.git', '--verbose', '--json'], {
+      cwd: project,
+    });
+    expect(closed.json.error).toMatchObject({
+      code: 'SOURCE_UNREACHABLE',
+      message: 'Cannot reach the MLX source http://127.0.0.1:9/mlx.git.',
+    });
     expect(closed.json.error.hint).toContain('network');
     expect(closed.stderr).toMatch(/Failed to connect to 127\.0\.0\.1 port 9|Could not connect to server/);
     expect(existsSync(checkout)).toBe(false);
@@ -240,7 +282,10 @@ describe('apply', () => {
     write('templates/mlx/backend/metal/storage_view.cpp', '#include "{{header_file}}"\n');
     const result = await apply('--json');
     expect(result.code).toBe(7);
-    expect(result.json.error).toMatchObject({ code: 'TEMPLATE_VARIABLE', details: { file: 'templates/mlx/backend/metal/storage_view.cpp', variable: 'header_file' } });
+    expect(result.json.error).toMatchObject({
+      code: 'TEMPLATE_VARIABLE',
+      details: { file: 'templates/mlx/backend/metal/storage_view.cpp', variable: 'header_file' },
+    });
   });
 
   it('names a variable missing from the config', async () => {
@@ -288,7 +333,9 @@ describe('locking', () => {
   });
 
   it('lets two processes started together end in one valid state', async () => {
-    const runs = await Promise.all([0, 1, 2].map(() => spawnCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project })));
+    const runs = await Promise.all(
+      [0, 1, 2].map(() => spawnCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project })),
+    );
     for (const run of runs) expect([0, 6]).toContain(run.code);
     expect(runs.some((r) => r.code === 0)).toBe(true);
     for (const run of runs.filter((r) => r.code === 6)) expect(run.json.error.code).toBe('LOCKED');
@@ -303,7 +350,10 @@ describe('pin checks', () => {
     editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = tree));
     const result = await apply('--json');
     expect(result.code).toBe(5);
-    expect(result.json.error).toMatchObject({ code: 'COMMIT_NOT_FOUND', message: `Fetching ${tree} from ${upstream.dir} did not produce that commit.` });
+    expect(result.json.error).toMatchObject({
+      code: 'COMMIT_NOT_FOUND',
+      message: `Fetching ${tree} from ${upstream.dir} did not produce that commit.`,
+    });
     expect(existsSync(checkout)).toBe(false);
   });
 
@@ -316,7 +366,10 @@ describe('pin checks', () => {
     write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
     const result = await apply('--json');
     expect(result.code).toBe(5);
-    expect(result.json.error).toMatchObject({ code: 'HEAD_MISMATCH', message: `After apply, HEAD of ${checkout} is not the applied commit on top of ${upstream.sha}.` });
+    expect(result.json.error).toMatchObject({
+      code: 'HEAD_MISMATCH',
+      message: `After apply, HEAD of ${checkout} is not the applied commit on top of ${upstream.sha}.`,
+    });
   });
 
   it('fetches a moved pin into an existing checkout before applying', async () => {
@@ -365,7 +418,6 @@ describe('status and reset', () => {
     );
   });
 
-
   it('reports pinned and actual commits, differences and dirty files', async () => {
     const none = await runCli(['status', '--json'], { cwd: project });
     expect(none.json).toMatchObject({ ok: true, state: 'no-checkout' });
@@ -404,10 +456,26 @@ describe('--json', () => {
     const result = await spawnCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project });
     expect(result.code).toBe(0);
     expect(Object.keys(result.json).sort()).toEqual(
-      ['ok', 'command', 'status', 'checkout', 'pinned', 'head', 'branch', 'inputHash', 'files', 'patches', 'changed', 'localEdits', 'fetched'].sort(),
+      [
+        'ok',
+        'command',
+        'status',
+        'checkout',
+        'pinned',
+        'head',
+        'branch',
+        'inputHash',
+        'files',
+        'patches',
+        'changed',
+        'localEdits',
+        'fetched',
+      ].sort(),
     );
     expect(result.stderr).toContain('Running `git');
-    const failed = await spawnCli(['apply', '--mlx-repo', '/nonexistent/mlx', '--json', '--workdir', tempDir()], { cwd: project });
+    const failed = await spawnCli(['apply', '--mlx-repo', '/nonexistent/mlx', '--json', '--workdir', tempDir()], {
+      cwd: project,
+    });
     expect(failed.code).toBe(5);
     expect(Object.keys(failed.json)).toEqual(['ok', 'error']);
     expect(Object.keys(failed.json.error)).toEqual(['code', 'message', 'hint', 'details']);

@@ -44,7 +44,9 @@ describe.skipIf(lane.toolchain === null)(skipName('CLANGXX with a working clang 
     const broken = script('echo "cannot execute: bad ELF" >&2; exit 126');
     const found = await lookup(broken);
     expect(found.toolchain).toBeNull();
-    expect(found.checks[0]?.detail).toBe(`CLANGXX=${broken}: cannot run \`${broken} --version\` (exit 126: cannot execute: bad ELF)`);
+    expect(found.checks[0]?.detail).toBe(
+      `CLANGXX=${broken}: cannot run \`${broken} --version\` (exit 126: cannot execute: bad ELF)`,
+    );
   });
 
   it('a CLANGXX that is too old says its version', async () => {

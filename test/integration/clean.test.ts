@@ -10,7 +10,8 @@ let project: string;
 let workdir: string;
 let checkout: string;
 
-const cli = (...args: string[]) => runCli([...args, '--mlx-repo', upstream.dir, '--workdir', workdir], { cwd: project });
+const cli = (...args: string[]) =>
+  runCli([...args, '--mlx-repo', upstream.dir, '--workdir', workdir], { cwd: project });
 const MB = 1024 * 1024;
 
 function file(relative: string, bytes: number) {
@@ -47,8 +48,17 @@ describe('clean', () => {
     const before = readdirSync(workdir, { recursive: true }).length;
     const result = await cli('clean', '--dry-run', '--json');
     expect(result.code, result.stderr).toBe(0);
-    const listed = Object.fromEntries((result.json.remove as Array<{ name: string; bytes: number }>).map((e) => [e.name, e.bytes]));
-    expect(Object.keys(listed).sort()).toEqual(['baseline', 'build-debug-abcdef0123', 'build-release-0123456789', 'check-metal', 'mlx.partial-999999', 'without-implementation']);
+    const listed = Object.fromEntries(
+      (result.json.remove as Array<{ name: string; bytes: number }>).map((e) => [e.name, e.bytes]),
+    );
+    expect(Object.keys(listed).sort()).toEqual([
+      'baseline',
+      'build-debug-abcdef0123',
+      'build-release-0123456789',
+      'check-metal',
+      'mlx.partial-999999',
+      'without-implementation',
+    ]);
     expect(listed['build-release-0123456789']).toBeGreaterThanOrEqual(2 * MB);
     expect(listed['baseline']).toBeGreaterThanOrEqual(MB);
     expect(result.json.bytes).toBe(Object.values(listed).reduce((a, b) => a + b, 0));
@@ -103,7 +113,10 @@ describe('clean', () => {
     expect(entries()).toEqual(all);
 
     git(checkout, 'stash', 'drop', '--quiet');
-    for (const ref of git(checkout, 'for-each-ref', '--format=%(refname)', 'refs/mlx-storage-pr/').split('\n').filter(Boolean)) git(checkout, 'update-ref', '-d', ref);
+    for (const ref of git(checkout, 'for-each-ref', '--format=%(refname)', 'refs/mlx-storage-pr/')
+      .split('\n')
+      .filter(Boolean))
+      git(checkout, 'update-ref', '-d', ref);
     git(checkout, 'checkout', '--quiet', '-b', 'my-work');
     git(checkout, 'commit', '--quiet', '--allow-empty', '-m', 'mine');
     const branch = await cli('clean', '--all', '--json');

@@ -70,7 +70,9 @@ const machineReady =
   hasBuildTools &&
   lane.toolchain !== null &&
   ['/usr/bin/ninja', '/usr/bin/ccache', '/usr/include/lapacke.h'].every(existsSync) &&
-  ['/usr/include/cblas.h', '/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h'].some(existsSync) &&
+  ['/usr/include/cblas.h', '/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h'].some(
+    existsSync,
+  ) &&
   /lib(open)?blas\.so/.test(libraries) &&
   /liblapack\.so/.test(libraries);
 const machineReason =
@@ -84,12 +86,16 @@ function withReason(name: string, ready: boolean, reason: string): string {
 }
 
 /** Only the exit codes of a table. */
-const codes = (out: Record<string, Outcome>) => Object.fromEntries(Object.entries(out).map(([name, o]) => [name, o.code]));
+const codes = (out: Record<string, Outcome>) =>
+  Object.fromEntries(Object.entries(out).map(([name, o]) => [name, o.code]));
 
 describe('every command', () => {
   let upstream: { dir: string; sha: string };
   let fresh: string;
-  const names = (project: string): Names => ({ paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } });
+  const names = (project: string): Names => ({
+    paths: { project, upstream: upstream.dir },
+    shas: { pinned: upstream.sha },
+  });
 
   beforeAll(() => {
     upstream = makeUpstream();
@@ -126,7 +132,8 @@ describe('every command', () => {
     const broken = makeProject(upstream.sha);
     editConfig(broken, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = upstream.sha.slice(0, 12)));
     const rows = Object.fromEntries(COMMANDS.map((c) => [c, [c, '--mlx-repo', upstream.dir]]));
-    expect(byOutcome(await runTable(rows, (args) => runJson(args, { cwd: broken, names: names(broken) })))).toMatchInlineSnapshot(`
+    expect(byOutcome(await runTable(rows, (args) => runJson(args, { cwd: broken, names: names(broken) }))))
+      .toMatchInlineSnapshot(`
       {
         "apply, status, reset, test, doctor, format, check-metal, verify": {
           "code": 7,
@@ -157,12 +164,19 @@ describe('every command', () => {
     };
     const cases = {
       'not JSON': project((dir) => writeFileSync(path.join(dir, 'mlx-storage-pr.config.json'), '{ "upstream": ')),
-      'unknown variable': project((dir) => writeFileSync(path.join(dir, 'templates/mlx/backend/metal/storage_view.cpp'), '#include "{{header_file}}"\n')),
-      'series names a missing patch': project((dir) => writeFileSync(path.join(dir, 'patches/series'), '0001-metal-cmake.patch\n0009-missing.patch\n')),
-      'path escapes': project((dir) => editConfig(dir, (c) => ((c['variables'] as Record<string, unknown>)['header_path'] = '../../outside.h'))),
+      'unknown variable': project((dir) =>
+        writeFileSync(path.join(dir, 'templates/mlx/backend/metal/storage_view.cpp'), '#include "{{header_file}}"\n'),
+      ),
+      'series names a missing patch': project((dir) =>
+        writeFileSync(path.join(dir, 'patches/series'), '0001-metal-cmake.patch\n0009-missing.patch\n'),
+      ),
+      'path escapes': project((dir) =>
+        editConfig(dir, (c) => ((c['variables'] as Record<string, unknown>)['header_path'] = '../../outside.h')),
+      ),
     };
     const out: Record<string, Outcome> = {};
-    for (const [name, dir] of Object.entries(cases)) out[name] = await runJson(['apply', '--mlx-repo', upstream.dir], { cwd: dir, names: names(dir) });
+    for (const [name, dir] of Object.entries(cases))
+      out[name] = await runJson(['apply', '--mlx-repo', upstream.dir], { cwd: dir, names: names(dir) });
     expect(out).toMatchInlineSnapshot(`
       {
         "not JSON": {
@@ -231,9 +245,18 @@ describe('every command', () => {
   });
 
   it('before the first apply: nothing to show or reset, and the commands that need a checkout say so', async () => {
-    const rows = { 'apply --dry-run': ['apply', '--dry-run'], status: ['status'], reset: ['reset'], test: ['test', '--offline'], format: ['format'], verify: ['verify'] };
+    const rows = {
+      'apply --dry-run': ['apply', '--dry-run'],
+      status: ['status'],
+      reset: ['reset'],
+      test: ['test', '--offline'],
+      format: ['format'],
+      verify: ['verify'],
+    };
     // Only git on this PATH, so the result does not depend on the machine.
-    const out = await runTable(rows, (args) => runJson(args, { cwd: fresh, env: { PATH: gitOnlyPath() }, names: names(fresh) }));
+    const out = await runTable(rows, (args) =>
+      runJson(args, { cwd: fresh, env: { PATH: gitOnlyPath() }, names: names(fresh) }),
+    );
     expect(byOutcome(out)).toMatchInlineSnapshot(`
       {
         "apply --dry-run": {
@@ -333,8 +356,21 @@ describe('every command', () => {
     const project = makeProject(upstream.sha);
     mkdirSync(path.join(project, '.work', 'mlx'), { recursive: true });
     writeFileSync(path.join(project, '.work', 'mlx', 'notes.txt'), 'mine\n');
-    const rows = { apply: ['apply'], status: ['status'], reset: ['reset'], test: ['test', '--offline'], format: ['format'], verify: ['verify'] };
-    const out = await runTable(rows, (args) => runJson([...args, '--mlx-repo', upstream.dir], { cwd: project, env: { PATH: gitOnlyPath() }, names: names(project) }));
+    const rows = {
+      apply: ['apply'],
+      status: ['status'],
+      reset: ['reset'],
+      test: ['test', '--offline'],
+      format: ['format'],
+      verify: ['verify'],
+    };
+    const out = await runTable(rows, (args) =>
+      runJson([...args, '--mlx-repo', upstream.dir], {
+        cwd: project,
+        env: { PATH: gitOnlyPath() },
+        names: names(project),
+      }),
+    );
     expect(byOutcome(out)).toMatchInlineSnapshot(`
       {
         "apply, status, reset, test, format": {
@@ -375,12 +411,15 @@ describe('every command', () => {
   });
 });
 
-describe('apply, status and reset through a checkout\'s life', () => {
+describe("apply, status and reset through a checkout's life", () => {
   let upstream: { dir: string; sha: string };
   let project: string;
   let checkout: string;
   const run = (...args: string[]) =>
-    runJson([...args, '--mlx-repo', upstream.dir], { cwd: project, names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } } });
+    runJson([...args, '--mlx-repo', upstream.dir], {
+      cwd: project,
+      names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } },
+    });
   const writeProject = (file: string, text: string) => writeFileSync(path.join(project, file), text);
   const writeCheckout = (file: string, text: string) => writeFileSync(path.join(checkout, file), text);
 
@@ -709,7 +748,8 @@ describe('apply, status and reset through a checkout\'s life', () => {
 
   it('reset saves edits and returns to the pinned commit (0, reset); again: already-clean; status: not-applied', async () => {
     writeCheckout('mlx/backend/metal/storage_view.h', '// edited\n');
-    expect({ reset: await run('reset'), again: await run('reset'), status: await run('status') }).toMatchInlineSnapshot(`
+    expect({ reset: await run('reset'), again: await run('reset'), status: await run('status') })
+      .toMatchInlineSnapshot(`
       {
         "again": {
           "code": 0,
@@ -775,7 +815,8 @@ describe('apply, status and reset through a checkout\'s life', () => {
     const original = readFileSync(patch, 'utf8');
     writeFileSync(patch, original.replace(' Text about operations.', ' Text about something else.'));
     const before = git(checkout, 'rev-parse', 'HEAD');
-    expect({ apply: await run('apply'), '3way': await run('apply', '--3way'), status: await run('status') }).toMatchInlineSnapshot(`
+    expect({ apply: await run('apply'), '3way': await run('apply', '--3way'), status: await run('status') })
+      .toMatchInlineSnapshot(`
       {
         "3way": {
           "code": 4,
@@ -874,7 +915,10 @@ describe('apply and status when the MLX source or the pin changes', () => {
     const other = makeProject(absent);
     const out = {
       missing: await run('apply', '--mlx-repo', path.join(upstream.dir, 'no-such-folder')),
-      'no commit': await runJson(['apply', '--mlx-repo', upstream.dir], { cwd: other, names: { paths: { project: other, upstream: upstream.dir }, shas: { absent } } }),
+      'no commit': await runJson(['apply', '--mlx-repo', upstream.dir], {
+        cwd: other,
+        names: { paths: { project: other, upstream: upstream.dir }, shas: { absent } },
+      }),
     };
     expect(out).toMatchInlineSnapshot(`
       {
@@ -1064,9 +1108,18 @@ describe('the workdir lock', () => {
     const lock = path.join(project, '.work', '.lock');
     // This test's own process is alive, so the lock is held.
     writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
-    const rows = { apply: ['apply'], 'apply --force': ['apply', '--force'], 'apply --dry-run': ['apply', '--dry-run'], reset: ['reset'], status: ['status'] };
+    const rows = {
+      apply: ['apply'],
+      'apply --force': ['apply', '--force'],
+      'apply --dry-run': ['apply', '--dry-run'],
+      reset: ['reset'],
+      status: ['status'],
+    };
     const out = await runTable(rows, (args) =>
-      runJson(args, { cwd: project, names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha }, vary: ['pid'] } }),
+      runJson(args, {
+        cwd: project,
+        names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha }, vary: ['pid'] },
+      }),
     );
     rmSync(lock);
     expect(byOutcome(out)).toMatchInlineSnapshot(`
@@ -1123,40 +1176,44 @@ const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
  
  option(MLX_BUILD_TESTS "Build tests" ON)
 `;
-const MUL_TEST = '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
+const MUL_TEST =
+  '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
 
-describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + doctest fixture', hasBuildTools, buildToolsReason), () => {
-  let upstream: { dir: string; sha: string };
-  let project: string;
-  let env: Record<string, string>;
-  const names = (): Names => ({
-    paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
-    shas: { pinned: upstream.sha },
-    vary: ['buildSeconds', 'pid', 'errors'],
-  });
-  const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
-  const write = (file: string, text: string) => {
-    mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
-    writeFileSync(path.join(project, file), text);
-  };
-
-  beforeAll(async () => {
-    // With MLX's .clang-format and pre-commit pins, so that the formatting checks of verify can pass.
-    upstream = makeUpstream('cmake-project/upstream', (dir) => {
-      for (const file of ['.clang-format', '.pre-commit-config.yaml']) copyFileSync(path.join(FIXTURES, 'format', 'upstream', file), path.join(dir, file));
+describe.skipIf(!hasBuildTools)(
+  withReason('test and verify on the CMake + doctest fixture', hasBuildTools, buildToolsReason),
+  () => {
+    let upstream: { dir: string; sha: string };
+    let project: string;
+    let env: Record<string, string>;
+    const names = (): Names => ({
+      paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
+      shas: { pinned: upstream.sha },
+      vary: ['buildSeconds', 'pid', 'errors'],
     });
-    project = makeProject(upstream.sha, 'cmake-project/project');
-    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
-    write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
-    write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
-    write('templates/tests/new_tests.cpp', MUL_TEST);
-    write('patches/0002-root-cmake.patch', ROOT_PATCH);
-    write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
-    expect((await run('apply')).code).toBe(0);
-  });
+    const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+      writeFileSync(path.join(project, file), text);
+    };
 
-  it('test without --offline: the download hosts cannot be reached (1, DOWNLOADS_UNREACHABLE, before CMake runs)', async () => {
-    expect(await run('test')).toMatchInlineSnapshot(`
+    beforeAll(async () => {
+      // With MLX's .clang-format and pre-commit pins, so that the formatting checks of verify can pass.
+      upstream = makeUpstream('cmake-project/upstream', (dir) => {
+        for (const file of ['.clang-format', '.pre-commit-config.yaml'])
+          copyFileSync(path.join(FIXTURES, 'format', 'upstream', file), path.join(dir, file));
+      });
+      project = makeProject(upstream.sha, 'cmake-project/project');
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+      write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
+      write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
+      write('templates/tests/new_tests.cpp', MUL_TEST);
+      write('patches/0002-root-cmake.patch', ROOT_PATCH);
+      write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
+      expect((await run('apply')).code).toBe(0);
+    });
+
+    it('test without --offline: the download hosts cannot be reached (1, DOWNLOADS_UNREACHABLE, before CMake runs)', async () => {
+      expect(await run('test')).toMatchInlineSnapshot(`
       {
         "code": 1,
         "json": {
@@ -1180,10 +1237,10 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+    });
 
-  it('test --offline: builds, runs and classifies every case against the baseline (0)', async () => {
-    expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+    it('test --offline: builds, runs and classifies every case against the baseline (0)', async () => {
+      expect(await run('test', '--offline')).toMatchInlineSnapshot(`
       {
         "code": 0,
         "json": {
@@ -1300,15 +1357,15 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+    });
 
-  it('test --tests runs a subset (0); a filter that matches nothing is a usage error (2, USAGE, close names); --no-baseline counts the known failure as new (8)', async () => {
-    const out = {
-      '--tests': await run('test', '--offline', '--tests', '*mul*'),
-      '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
-      '--no-baseline': await run('test', '--offline', '--no-baseline'),
-    };
-    expect(out).toMatchInlineSnapshot(`
+    it('test --tests runs a subset (0); a filter that matches nothing is a usage error (2, USAGE, close names); --no-baseline counts the known failure as new (8)', async () => {
+      const out = {
+        '--tests': await run('test', '--offline', '--tests', '*mul*'),
+        '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
+        '--no-baseline': await run('test', '--offline', '--no-baseline'),
+      };
+      expect(out).toMatchInlineSnapshot(`
       {
         "--no-baseline": {
           "code": 8,
@@ -1520,14 +1577,14 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+    });
 
-  it('test while another run holds the workdir (6, LOCKED)', async () => {
-    const lock = path.join(project, '.work', '.lock');
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
-    const out = await run('test', '--offline');
-    rmSync(lock);
-    expect(out).toMatchInlineSnapshot(`
+    it('test while another run holds the workdir (6, LOCKED)', async () => {
+      const lock = path.join(project, '.work', '.lock');
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
+      const out = await run('test', '--offline');
+      rmSync(lock);
+      expect(out).toMatchInlineSnapshot(`
       {
         "code": 6,
         "json": {
@@ -1544,10 +1601,12 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+    });
 
-  it('test with no build tools on PATH (9, TOOL_MISSING)', async () => {
-    expect(await spawnJson(['test', '--offline'], { cwd: project, env: { ...env, PATH: gitOnlyPath() }, names: names() })).toMatchInlineSnapshot(`
+    it('test with no build tools on PATH (9, TOOL_MISSING)', async () => {
+      expect(
+        await spawnJson(['test', '--offline'], { cwd: project, env: { ...env, PATH: gitOnlyPath() }, names: names() }),
+      ).toMatchInlineSnapshot(`
       {
         "code": 9,
         "json": {
@@ -1569,10 +1628,12 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+    });
 
-  it.skipIf(!cmakeFormat)(withReason('verify --offline --skip pr-text: every check passes (0, ready)', cmakeFormat, cmakeFormatReason), async () => {
-    expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
+    it.skipIf(!cmakeFormat)(
+      withReason('verify --offline --skip pr-text: every check passes (0, ready)', cmakeFormat, cmakeFormatReason),
+      async () => {
+        expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
       {
         "code": 0,
         "json": {
@@ -1595,12 +1656,13 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+      },
+    );
 
-  it('a failing new test: test exits 8 (new-test-failed)', async () => {
-    write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
-    expect((await run('apply')).code).toBe(0);
-    expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+    it('a failing new test: test exits 8 (new-test-failed)', async () => {
+      write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
+      expect((await run('apply')).code).toBe(0);
+      expect(await run('test', '--offline')).toMatchInlineSnapshot(`
       {
         "code": 8,
         "json": {
@@ -1724,10 +1786,12 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+    });
 
-  it.skipIf(!cmakeFormat)(withReason('a failing new test: verify is not ready (1, linux-build fails)', cmakeFormat, cmakeFormatReason), async () => {
-    expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
+    it.skipIf(!cmakeFormat)(
+      withReason('a failing new test: verify is not ready (1, linux-build fails)', cmakeFormat, cmakeFormatReason),
+      async () => {
+        expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
       {
         "code": 1,
         "json": {
@@ -1750,12 +1814,13 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
+      },
+    );
 
-  it('a compile error: test exits 1 (BUILD_FAILED)', async () => {
-    write('templates/tests/new_tests.cpp', `${MUL_TEST}\nint broken( {\n`);
-    expect((await run('apply')).code).toBe(0);
-    expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+    it('a compile error: test exits 1 (BUILD_FAILED)', async () => {
+      write('templates/tests/new_tests.cpp', `${MUL_TEST}\nint broken( {\n`);
+      expect((await run('apply')).code).toBe(0);
+      expect(await run('test', '--offline')).toMatchInlineSnapshot(`
       {
         "code": 1,
         "json": {
@@ -1772,26 +1837,33 @@ describe.skipIf(!hasBuildTools)(withReason('test and verify on the CMake + docte
         },
       }
     `);
-  });
-});
+    });
+  },
+);
 
-describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted fixture', cmakeFormat, cmakeFormatReason), () => {
-  let upstream: { dir: string; sha: string };
-  let project: string;
-  // Only git on this PATH, in the cases that use it: sphinx-build, clang and cmake-format are missing.
-  let bare: { PATH: string };
-  const run = (args: string[], env: Record<string, string | undefined> = {}) =>
-    runJson(args, { cwd: project, env, names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha }, vary: ['diff', 'pid'] } });
+describe.skipIf(!cmakeFormat)(
+  withReason('format and verify on the mis-formatted fixture', cmakeFormat, cmakeFormatReason),
+  () => {
+    let upstream: { dir: string; sha: string };
+    let project: string;
+    // Only git on this PATH, in the cases that use it: sphinx-build, clang and cmake-format are missing.
+    let bare: { PATH: string };
+    const run = (args: string[], env: Record<string, string | undefined> = {}) =>
+      runJson(args, {
+        cwd: project,
+        env,
+        names: { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha }, vary: ['diff', 'pid'] },
+      });
 
-  beforeAll(async () => {
-    upstream = makeFormatUpstream();
-    project = makeFormatProject(upstream.sha);
-    bare = { PATH: gitOnlyPath() };
-    expect((await run(['apply', '--mlx-repo', upstream.dir])).code).toBe(0);
-  });
+    beforeAll(async () => {
+      upstream = makeFormatUpstream();
+      project = makeFormatProject(upstream.sha);
+      bare = { PATH: gitOnlyPath() };
+      expect((await run(['apply', '--mlx-repo', upstream.dir])).code).toBe(0);
+    });
 
-  it('format finds files to fix (1, CHECK_FAILED); without cmake-format the CMake file is not-checked', async () => {
-    expect({ format: await run(['format']), 'no cmake-format': await run(['format'], bare) }).toMatchInlineSnapshot(`
+    it('format finds files to fix (1, CHECK_FAILED); without cmake-format the CMake file is not-checked', async () => {
+      expect({ format: await run(['format']), 'no cmake-format': await run(['format'], bare) }).toMatchInlineSnapshot(`
       {
         "format": {
           "code": 1,
@@ -1907,10 +1979,11 @@ describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted
         },
       }
     `);
-  });
+    });
 
-  it('verify reports every check and is not ready (1); --require-metal makes the Metal type-check required', async () => {
-    expect({ verify: await run(['verify'], bare), '--require-metal': await run(['verify', '--require-metal'], bare) }).toMatchInlineSnapshot(`
+    it('verify reports every check and is not ready (1); --require-metal makes the Metal type-check required', async () => {
+      expect({ verify: await run(['verify'], bare), '--require-metal': await run(['verify', '--require-metal'], bare) })
+        .toMatchInlineSnapshot(`
       {
         "--require-metal": {
           "code": 1,
@@ -1954,11 +2027,15 @@ describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted
         },
       }
     `);
-  });
+    });
 
-  it('format --fix writes the fixes (0); then format is clean (0), and still exits 0 when cmake-format is missing', async () => {
-    const out = { '--fix': await run(['format', '--fix']), again: await run(['format']), 'no cmake-format': await run(['format'], bare) };
-    expect(out).toMatchInlineSnapshot(`
+    it('format --fix writes the fixes (0); then format is clean (0), and still exits 0 when cmake-format is missing', async () => {
+      const out = {
+        '--fix': await run(['format', '--fix']),
+        again: await run(['format']),
+        'no cmake-format': await run(['format'], bare),
+      };
+      expect(out).toMatchInlineSnapshot(`
       {
         "--fix": {
           "code": 0,
@@ -2132,10 +2209,10 @@ describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted
         },
       }
     `);
-  });
+    });
 
-  it('verify --skip leaves checks out and is ready when the rest pass (0)', async () => {
-    expect(await run(['verify', '--skip', 'build', 'pr-text', 'docs', 'format-cmake'], bare)).toMatchInlineSnapshot(`
+    it('verify --skip leaves checks out and is ready when the rest pass (0)', async () => {
+      expect(await run(['verify', '--skip', 'build', 'pr-text', 'docs', 'format-cmake'], bare)).toMatchInlineSnapshot(`
       {
         "code": 0,
         "json": {
@@ -2158,16 +2235,16 @@ describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted
         },
       }
     `);
-  });
+    });
 
-  it('format --fix while another run holds the workdir (6, LOCKED)', async () => {
-    const header = path.join(project, 'templates', '{{header_path}}');
-    writeFileSync(header, readFileSync(header, 'utf8').replace('class', 'class   '));
-    const lock = path.join(project, '.work', '.lock');
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
-    const out = await run(['format', '--fix']);
-    rmSync(lock);
-    expect(out).toMatchInlineSnapshot(`
+    it('format --fix while another run holds the workdir (6, LOCKED)', async () => {
+      const header = path.join(project, 'templates', '{{header_path}}');
+      writeFileSync(header, readFileSync(header, 'utf8').replace('class', 'class   '));
+      const lock = path.join(project, '.work', '.lock');
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
+      const out = await run(['format', '--fix']);
+      rmSync(lock);
+      expect(out).toMatchInlineSnapshot(`
       {
         "code": 6,
         "json": {
@@ -2184,8 +2261,9 @@ describe.skipIf(!cmakeFormat)(withReason('format and verify on the mis-formatted
         },
       }
     `);
-  });
-});
+    });
+  },
+);
 
 /** metal-cpp as far as the fixture TUs use it: enough for them to type-check, nothing more. */
 const METAL_HPP = `#pragma once
@@ -2223,8 +2301,9 @@ describe('check-metal without clang >= 19', () => {
     const upstream = makeMetalUpstream('http://127.0.0.1:9/metal-cpp_26.zip');
     const project = makeMetalProject(upstream.sha);
     const names = { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } };
-    const out = await runTable({ 'check-metal': ['check-metal'], '--self-test': ['check-metal', '--self-test'] }, (args) =>
-      runJson(args, { cwd: project, env: { PATH: gitOnlyPath() }, names }),
+    const out = await runTable(
+      { 'check-metal': ['check-metal'], '--self-test': ['check-metal', '--self-test'] },
+      (args) => runJson(args, { cwd: project, env: { PATH: gitOnlyPath() }, names }),
     );
     expect(byOutcome(out)).toMatchInlineSnapshot(`
       {
@@ -2289,7 +2368,8 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
 
   it('metal-cpp that cannot be downloaded, or a folder that is not metal-cpp (9, TOOL_MISSING)', async () => {
     expect((await run('apply', '--mlx-repo', upstream.dir)).code).toBe(0);
-    expect({ download: await run('check-metal'), '--metal-cpp': await run('check-metal', '--metal-cpp', FIXTURES) }).toMatchInlineSnapshot(`
+    expect({ download: await run('check-metal'), '--metal-cpp': await run('check-metal', '--metal-cpp', FIXTURES) })
+      .toMatchInlineSnapshot(`
       {
         "--metal-cpp": {
           "code": 9,
@@ -2540,7 +2620,11 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
   });
 
   it('with no tools on PATH: every required tool fails (9); --deps-dir provides the offline dependencies', async () => {
-    const out = await spawnJson(['doctor', '--deps-dir', deps], { cwd: project, env: { PATH: gitOnlyPath() }, names: { paths: { project, deps } } });
+    const out = await spawnJson(['doctor', '--deps-dir', deps], {
+      cwd: project,
+      env: { PATH: gitOnlyPath() },
+      names: { paths: { project, deps } },
+    });
     expect(out).toMatchInlineSnapshot(`
       {
         "code": 9,
@@ -2636,7 +2720,11 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
   it('every check passes (0), --offline with the system packages too', async () => {
     const project = makeProject(makeUpstream().sha);
     const out = await runTable({ doctor: ['doctor'], '--offline': ['doctor', '--offline'] }, (args) =>
-      runJson(args, { cwd: project, env: { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-') }, names: { paths: { project } } }),
+      runJson(args, {
+        cwd: project,
+        env: { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-') },
+        names: { paths: { project } },
+      }),
     );
     expect(out).toMatchInlineSnapshot(`
       {

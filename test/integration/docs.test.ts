@@ -19,7 +19,8 @@ function findSphinxBuild(): string | null {
   }
 }
 const sphinxBuild = findSphinxBuild();
-const skipReason = sphinxBuild === null ? ' (skipped: sphinx-build is not on PATH; sudo apt-get install python3-sphinx)' : '';
+const skipReason =
+  sphinxBuild === null ? ' (skipped: sphinx-build is not on PATH; sudo apt-get install python3-sphinx)' : '';
 if (skipReason) console.warn(`docs check${skipReason}`);
 
 const PAGE = 'docs/src/dev/extensions.rst';
@@ -70,7 +71,13 @@ describe.skipIf(sphinxBuild === null)(`docs check with Sphinx${skipReason}`, () 
     expect(byPath[PAGE]).toMatchObject({ origins: [PATCH], failure: null, newWarnings: [] });
     expect(byPath[PAGE]?.baseline).toBeGreaterThanOrEqual(2);
     expect(byPath[PAGE]?.patched).toBe(byPath[PAGE]?.baseline);
-    expect(byPath[NEW_PAGE]).toMatchObject({ origins: [TEMPLATE], baseline: null, patched: 0, newWarnings: [], failure: null });
+    expect(byPath[NEW_PAGE]).toMatchObject({
+      origins: [TEMPLATE],
+      baseline: null,
+      patched: 0,
+      newWarnings: [],
+      failure: null,
+    });
   });
 
   it('fails a section whose underline is too short, naming the file, the line and the patch line', async () => {
@@ -114,18 +121,33 @@ describe.skipIf(sphinxBuild === null)(`docs check with Sphinx${skipReason}`, () 
     const found = (await docs()).files.find((f) => f.path === NEW_PAGE)?.newWarnings ?? [];
     const line = lineOf(path.join(project, TEMPLATE), '.. codeblock:: C++');
     expect(found).toEqual([
-      { file: NEW_PAGE, line, level: 'ERROR', message: 'Unknown directive type "codeblock".', origin: { kind: 'series', file: TEMPLATE, line }, near: null },
+      {
+        file: NEW_PAGE,
+        line,
+        level: 'ERROR',
+        message: 'Unknown directive type "codeblock".',
+        origin: { kind: 'series', file: TEMPLATE, line },
+        near: null,
+      },
     ]);
   });
 
   it('counts a message the pinned page has once more when the patch adds it again, at the patch line', async () => {
-    editLine(PATCH, '+:ref:`custom_extensions` for how operations are built.', '+:ref:`cpp_ops` for how operations are built.');
+    editLine(
+      PATCH,
+      '+:ref:`custom_extensions` for how operations are built.',
+      '+:ref:`cpp_ops` for how operations are built.',
+    );
     await apply();
     const found = (await docs()).files.find((f) => f.path === PAGE)?.newWarnings ?? [];
     expect(found).toHaveLength(1);
     // Sphinx names the first line of the paragraph that holds the reference.
     const paragraph = '+The function ``{{export_function}}`` returns a ``{{class_name}}``. See';
-    expect(found[0]).toMatchObject({ file: PAGE, level: 'WARNING', origin: { kind: 'series', file: PATCH, line: lineOf(path.join(project, PATCH), paragraph) } });
+    expect(found[0]).toMatchObject({
+      file: PAGE,
+      level: 'WARNING',
+      origin: { kind: 'series', file: PATCH, line: lineOf(path.join(project, PATCH), paragraph) },
+    });
     expect(found[0]?.message).toMatch(/^undefined label: '?cpp_ops'?/);
   });
 
@@ -146,16 +168,27 @@ describe.skipIf(sphinxBuild === null)(`docs check with Sphinx${skipReason}`, () 
     expect(broken).toMatchObject({ status: 'fail', required: true });
     const line = lineOf(checkout(PAGE), '.. storagenote::');
     const patchLine = lineOf(path.join(project, PATCH), '+.. storagenote::');
-    expect(broken.detail).toContain(`${PAGE}:${line} (${PATCH}:${patchLine}): ERROR: Unknown directive type "storagenote".`);
+    expect(broken.detail).toContain(
+      `${PAGE}:${line} (${PATCH}:${patchLine}): ERROR: Unknown directive type "storagenote".`,
+    );
   });
 
   it('takes sphinx-build from SPHINXBUILD before PATH', async () => {
-    const docsCheck = async (env: Record<string, string>) => (await runCli(['verify', '--json'], { cwd: project, env })).json.checks.find((c: { id: string }) => c.id === 'docs');
-    expect(await docsCheck({ PATH: pathWith('git'), SPHINXBUILD: sphinxBuild as string })).toMatchObject({ status: 'pass' });
+    const docsCheck = async (env: Record<string, string>) =>
+      (await runCli(['verify', '--json'], { cwd: project, env })).json.checks.find(
+        (c: { id: string }) => c.id === 'docs',
+      );
+    expect(await docsCheck({ PATH: pathWith('git'), SPHINXBUILD: sphinxBuild as string })).toMatchObject({
+      status: 'pass',
+    });
     const bin = pathWith('git');
     symlinkSync(sphinxBuild as string, path.join(bin, 'sphinx-build'));
     const missing = path.join(bin, 'no-sphinx-build');
-    expect(await docsCheck({ PATH: bin, SPHINXBUILD: missing })).toMatchObject({ status: 'not-checked', required: true, detail: `${PAGE}, ${NEW_PAGE}: not checked: ${missing} not found` });
+    expect(await docsCheck({ PATH: bin, SPHINXBUILD: missing })).toMatchObject({
+      status: 'not-checked',
+      required: true,
+      detail: `${PAGE}, ${NEW_PAGE}: not checked: ${missing} not found`,
+    });
   });
 });
 
@@ -170,6 +203,8 @@ describe('docs check without Sphinx', () => {
     expect(check.detail).toBe(`${PAGE}, ${NEW_PAGE}: not checked: sphinx-build not found`);
     expect(check.fix).toContain('sudo apt-get install python3-sphinx');
     const human = await runCli(['verify'], { cwd: project, env: { PATH } });
-    expect(human.stdout).toContain(`n/c  Docs build (Sphinx): ${PAGE}, ${NEW_PAGE}: not checked: sphinx-build not found\n     fix: sudo apt-get install python3-sphinx`);
+    expect(human.stdout).toContain(
+      `n/c  Docs build (Sphinx): ${PAGE}, ${NEW_PAGE}: not checked: sphinx-build not found\n     fix: sudo apt-get install python3-sphinx`,
+    );
   });
 });

@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { BLAS_SEARCH, checkBlas } from '../../src/ops/doctor.js';
 import { FIXTURES, pathWith, runCli, tempDir } from '../support/repos.js';
 
-const byId = (json: { checks: Array<{ id: string; status: string }> }) => Object.fromEntries(json.checks.map((c) => [c.id, c]));
-const readiness = (json: { commands: Array<{ command: string; ready: boolean; missing: string[]; optionalMissing: string[] }> }) =>
-  Object.fromEntries(json.commands.map((c) => [c.command, c]));
+const byId = (json: { checks: Array<{ id: string; status: string }> }) =>
+  Object.fromEntries(json.checks.map((c) => [c.id, c]));
+const readiness = (json: {
+  commands: Array<{ command: string; ready: boolean; missing: string[]; optionalMissing: string[] }>;
+}) => Object.fromEntries(json.commands.map((c) => [c.command, c]));
 const doctor = (args: string[], PATH: string) => runCli(['doctor', ...args], { cwd: FIXTURES, env: { PATH } });
 
 describe('doctor', () => {
@@ -18,7 +20,9 @@ describe('doctor', () => {
     const human = await doctor(['format'], PATH);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('format: ready\n');
-    expect(human.stdout).toMatch(/^ {2}opt {2}cmake-format 0\.6\.13: cmake-format 0\.6\.13 not found .*\(optional: without it, CMake files are reported as not checked\)$/m);
+    expect(human.stdout).toMatch(
+      /^ {2}opt {2}cmake-format 0\.6\.13: cmake-format 0\.6\.13 not found .*\(optional: without it, CMake files are reported as not checked\)$/m,
+    );
     expect(human.stdout).not.toContain('FAIL');
     expect(human.stdout).toContain('Ready: format.');
     const json = (await doctor(['format', '--json'], PATH)).json;
@@ -31,9 +35,15 @@ describe('doctor', () => {
     const result = await doctor(['verify', '--json'], PATH);
     expect(result.code).toBe(9);
     expect(result.json).toMatchObject({ ok: false, ready: false, asked: ['verify'] });
-    expect(readiness(result.json)['verify']?.missing).toEqual(expect.arrayContaining(['cmake', 'cmake-format', 'sphinx']));
+    expect(readiness(result.json)['verify']?.missing).toEqual(
+      expect.arrayContaining(['cmake', 'cmake-format', 'sphinx']),
+    );
     const checks = byId(result.json);
-    expect(checks['sphinx']).toMatchObject({ status: 'fail', required: true, fix: process.platform === 'darwin' ? 'pip install sphinx' : 'sudo apt-get install python3-sphinx' });
+    expect(checks['sphinx']).toMatchObject({
+      status: 'fail',
+      required: true,
+      fix: process.platform === 'darwin' ? 'pip install sphinx' : 'sudo apt-get install python3-sphinx',
+    });
     expect(checks['cmake-format']).toMatchObject({ status: 'fail', required: true });
     // The Metal type-check is optional for verify unless asked for.
     expect(checks['metal-clang']).toMatchObject({ required: false });
@@ -54,7 +64,10 @@ describe('doctor', () => {
     expect(all.code).toBe(9);
     expect(all.json.asked).toEqual(['apply', 'test', 'format', 'check-metal', 'verify']);
     expect(readiness(all.json)['apply']).toMatchObject({ ready: true });
-    expect(readiness(all.json)['check-metal']).toMatchObject({ ready: false, missing: ['metal-clang', 'metal-libcxx'] });
+    expect(readiness(all.json)['check-metal']).toMatchObject({
+      ready: false,
+      missing: ['metal-clang', 'metal-libcxx'],
+    });
   });
 
   it('fails a command whose required tool is missing: apply without git', async () => {
@@ -67,7 +80,8 @@ describe('doctor', () => {
     const PATH = pathWith('git');
     const plain = await runCli(['doctor', 'test', '--json'], { cwd: FIXTURES, env: { PATH } });
     const offline = await runCli(['doctor', 'test', '--offline', '--json'], { cwd: FIXTURES, env: { PATH } });
-    const offlineChecks = (json: { checks: Array<{ id: string; required: boolean }> }) => json.checks.filter((c) => c.id.startsWith('offline-'));
+    const offlineChecks = (json: { checks: Array<{ id: string; required: boolean }> }) =>
+      json.checks.filter((c) => c.id.startsWith('offline-'));
     expect(offlineChecks(plain.json).length).toBeGreaterThan(0);
     expect(offlineChecks(plain.json).every((c) => !c.required)).toBe(true);
     expect(offlineChecks(offline.json).every((c) => c.required)).toBe(true);
@@ -82,26 +96,53 @@ describe('doctor', () => {
   });
 });
 
-const blasInstalled = process.platform === 'linux' && ['/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h', '/usr/include/cblas.h'].some(existsSync) && existsSync('/usr/include/lapacke.h');
+const blasInstalled =
+  process.platform === 'linux' &&
+  ['/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h', '/usr/include/cblas.h'].some(
+    existsSync,
+  ) &&
+  existsSync('/usr/include/lapacke.h');
 const blasReason = 'skipped: needs Linux with libopenblas-dev and liblapacke-dev installed';
 if (!blasInstalled) console.warn(`doctor BLAS/LAPACK: ${blasReason}`);
 
-describe.skipIf(!blasInstalled)(blasInstalled ? 'doctor on Linux with BLAS/LAPACK installed' : `doctor BLAS/LAPACK (${blasReason})`, () => {
-  it('finds the libraries on a user PATH without /sbin, where ldconfig lives', async () => {
-    const result = await runCli(['doctor', 'test', '--json'], { cwd: FIXTURES, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
-    expect(byId(result.json)['blas']).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
-  });
+describe.skipIf(!blasInstalled)(
+  blasInstalled ? 'doctor on Linux with BLAS/LAPACK installed' : `doctor BLAS/LAPACK (${blasReason})`,
+  () => {
+    it('finds the libraries on a user PATH without /sbin, where ldconfig lives', async () => {
+      const result = await runCli(['doctor', 'test', '--json'], {
+        cwd: FIXTURES,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+      });
+      expect(byId(result.json)['blas']).toMatchObject({
+        status: 'pass',
+        detail: 'cblas.h, lapacke.h, libblas, liblapack',
+      });
+    });
 
-  it('reads ldconfig\'s cache by its full path when the library folders are not the usual ones', async () => {
-    const check = await checkBlas({ PATH: '/usr/local/bin:/usr/bin:/bin' }, { ...BLAS_SEARCH, libDirs: [] });
-    expect(check).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
-  });
-});
+    it("reads ldconfig's cache by its full path when the library folders are not the usual ones", async () => {
+      const check = await checkBlas({ PATH: '/usr/local/bin:/usr/bin:/bin' }, { ...BLAS_SEARCH, libDirs: [] });
+      expect(check).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
+    });
+  },
+);
 
-describe.skipIf(process.platform !== 'linux')(process.platform === 'linux' ? 'doctor BLAS/LAPACK check' : 'doctor BLAS/LAPACK check (skipped: Linux only; macOS uses Accelerate)', () => {
-  it('names what is missing and the packages that provide it', async () => {
-    const empty = tempDir();
-    const check = await checkBlas({ PATH: '/usr/bin:/bin' }, { headerDirs: [empty], libDirs: [empty], ldconfig: [path.join(empty, 'ldconfig')] });
-    expect(check).toMatchObject({ status: 'fail', detail: 'missing cblas.h, lapacke.h, libblas, liblapack', fix: 'sudo apt-get install libopenblas-dev liblapacke-dev', required: true });
-  });
-});
+describe.skipIf(process.platform !== 'linux')(
+  process.platform === 'linux'
+    ? 'doctor BLAS/LAPACK check'
+    : 'doctor BLAS/LAPACK check (skipped: Linux only; macOS uses Accelerate)',
+  () => {
+    it('names what is missing and the packages that provide it', async () => {
+      const empty = tempDir();
+      const check = await checkBlas(
+        { PATH: '/usr/bin:/bin' },
+        { headerDirs: [empty], libDirs: [empty], ldconfig: [path.join(empty, 'ldconfig')] },
+      );
+      expect(check).toMatchObject({
+        status: 'fail',
+        detail: 'missing cblas.h, lapacke.h, libblas, liblapack',
+        fix: 'sudo apt-get install libopenblas-dev liblapacke-dev',
+        required: true,
+      });
+    });
+  },
+);

@@ -46,10 +46,12 @@ describe('git adapter: absent answers and failures', () => {
   it('throws a ProcessError with the command, exit code and stderr when HEAD names a missing commit, instead of calling the repository empty', async () => {
     const { dir, sha } = repoWithCommit();
     rmSync(path.join(dir, '.git', 'objects', sha.slice(0, 2), sha.slice(2)));
-    const failure = await open(dir).headInfo().then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const failure = await open(dir)
+      .headInfo()
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(failure).toBeInstanceOf(ProcessError);
     const error = failure as ProcessError;
     expect(error.command.slice(0, 3)).toEqual(['git', 'log', '-1']);
@@ -62,8 +64,17 @@ describe('git adapter: absent answers and failures', () => {
     const dir = path.join(tempDir('msp-git-'), 'plain');
     mkdirSync(dir);
     const repo = new Git(dir, log, { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) });
-    for (const ask of [() => repo.head(), () => repo.hasCommit('HEAD'), () => repo.currentBranch(), () => repo.headInfo()]) {
-      await expect(ask()).rejects.toMatchObject({ name: 'ProcessError', exitCode: 128, stderr: expect.stringMatching(/not a git repository/) });
+    for (const ask of [
+      () => repo.head(),
+      () => repo.hasCommit('HEAD'),
+      () => repo.currentBranch(),
+      () => repo.headInfo(),
+    ]) {
+      await expect(ask()).rejects.toMatchObject({
+        name: 'ProcessError',
+        exitCode: 128,
+        stderr: expect.stringMatching(/not a git repository/),
+      });
     }
   });
 });

@@ -31,15 +31,22 @@ describe('bad inputs', () => {
     writeFileSync(file, lines.join('\n'));
     const result = await runCli(['status', '--json'], { cwd: project });
     expect(result.code).toBe(7);
-    expect(result.json.error.message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: invalid JSON`));
+    expect(result.json.error.message).toMatch(
+      new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: invalid JSON`),
+    );
     expect(result.json.error.details).toMatchObject({ file, line: expect.any(Number), column: expect.any(Number) });
   });
 
   it('names the template file and line of an unknown variable', async () => {
-    writeFileSync(path.join(project, 'templates/mlx/backend/metal/storage_view.cpp'), '// Copyright\n\n#include "{{header_file}}"\n');
+    writeFileSync(
+      path.join(project, 'templates/mlx/backend/metal/storage_view.cpp'),
+      '// Copyright\n\n#include "{{header_file}}"\n',
+    );
     const result = await apply('--json');
     expect(result.code).toBe(7);
-    expect(result.json.error.message).toContain('templates/mlx/backend/metal/storage_view.cpp:3: unknown template variable "header_file"');
+    expect(result.json.error.message).toContain(
+      'templates/mlx/backend/metal/storage_view.cpp:3: unknown template variable "header_file"',
+    );
   });
 
   it('a first apply whose series does not apply leaves the pinned files to refresh the patch against', async () => {
@@ -50,7 +57,9 @@ describe('bad inputs', () => {
     const checkout = path.join(project, '.work', 'mlx');
     expect(git(checkout, 'rev-parse', 'HEAD').trim()).toBe(upstream.sha);
     expect(git(checkout, 'status', '--porcelain')).toBe('');
-    expect(readFileSync(path.join(checkout, 'docs/src/dev/extensions.rst'), 'utf8')).toContain('Text about operations.');
+    expect(readFileSync(path.join(checkout, 'docs/src/dev/extensions.rst'), 'utf8')).toContain(
+      'Text about operations.',
+    );
   });
 
   it('after --3way fails, does not suggest --3way again', async () => {

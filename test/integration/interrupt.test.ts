@@ -36,7 +36,13 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-function start(args: string[], detached: boolean): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+function start(
+  args: string[],
+  detached: boolean,
+): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>;
+} {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: project, detached, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -56,7 +62,13 @@ describe('Ctrl-C', () => {
     ['to the whole process group, as a terminal sends it', true],
   ])('during the fetch, sent %s: says what stopped, cleans up and exits 130', async (_name, group) => {
     const run = start(['apply', '--mlx-repo', url, '--workdir', workdir], group);
-    await until(() => existsSync(path.join(workdir, '.lock')) && readdirSync(workdir).some((e) => e.startsWith('mlx.partial-')) && sockets.length > 0, 'the fetch to start');
+    await until(
+      () =>
+        existsSync(path.join(workdir, '.lock')) &&
+        readdirSync(workdir).some((e) => e.startsWith('mlx.partial-')) &&
+        sockets.length > 0,
+      'the fetch to start',
+    );
     if (group) process.kill(-(run.child.pid as number), 'SIGINT');
     else run.child.kill('SIGINT');
     const result = await run.done;
@@ -75,7 +87,10 @@ describe('Ctrl-C', () => {
     run.child.kill('SIGINT');
     const result = await run.done;
     expect(result.code).toBe(130);
-    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: 'INTERRUPTED', details: { command: 'apply', checkout: { state: 'no-checkout' } } } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'INTERRUPTED', details: { command: 'apply', checkout: { state: 'no-checkout' } } },
+    });
     expect(leftovers()).toEqual([]);
   });
 

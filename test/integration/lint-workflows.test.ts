@@ -12,7 +12,11 @@ const shellcheckReason = 'skipped: shellcheck is not installed (sudo apt-get ins
 if (!hasShellcheck) console.warn(`lint-workflows shellcheck cases: ${shellcheckReason}`);
 
 const lint = (root: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) => {
-  const result = spawnSync(process.execPath, [SCRIPT, ...(options.args ?? []), root], { encoding: 'utf8', env: options.env ?? process.env, timeout: 120_000 });
+  const result = spawnSync(process.execPath, [SCRIPT, ...(options.args ?? []), root], {
+    encoding: 'utf8',
+    env: options.env ?? process.env,
+    timeout: 120_000,
+  });
   return { code: result.status, out: `${result.stdout}${result.stderr}` };
 };
 
@@ -34,7 +38,11 @@ function project(labels?: string[]): string {
   git(dir, 'init', '--quiet');
   mkdirSync(path.join(dir, '.github', 'workflows'), { recursive: true });
   writeFileSync(path.join(dir, '.github', 'workflows', 'build.yml'), WORKFLOW);
-  if (labels) writeFileSync(path.join(dir, '.github', 'actionlint.yaml'), `self-hosted-runner:\n  labels:\n${labels.map((l) => `    - ${l}\n`).join('')}`);
+  if (labels)
+    writeFileSync(
+      path.join(dir, '.github', 'actionlint.yaml'),
+      `self-hosted-runner:\n  labels:\n${labels.map((l) => `    - ${l}\n`).join('')}`,
+    );
   return dir;
 }
 
@@ -51,20 +59,32 @@ describe('scripts/lint-workflows.mjs', () => {
     expect(result.out).toMatch(/^0 actionlint and \d+ shellcheck finding\(s\)|^ok: /m);
   });
 
-  it.skipIf(!hasShellcheck)(hasShellcheck ? 'reports shellcheck findings at their line in the workflow' : `reports shellcheck findings (${shellcheckReason})`, { timeout: 120_000 }, () => {
-    const result = lint(project(['macos-26']));
-    expect(result.code).toBe(1);
-    expect(result.out).toContain('.github/workflows/build.yml:9:6: shellcheck SC2086 (info) in build step 1: Double quote to prevent globbing and word splitting.');
-  });
+  it.skipIf(!hasShellcheck)(
+    hasShellcheck
+      ? 'reports shellcheck findings at their line in the workflow'
+      : `reports shellcheck findings (${shellcheckReason})`,
+    { timeout: 120_000 },
+    () => {
+      const result = lint(project(['macos-26']));
+      expect(result.code).toBe(1);
+      expect(result.out).toContain(
+        '.github/workflows/build.yml:9:6: shellcheck SC2086 (info) in build step 1: Double quote to prevent globbing and word splitting.',
+      );
+    },
+  );
 
-  it('fails with --require-shellcheck when shellcheck is missing, and says what was not checked', { timeout: 120_000 }, () => {
-    const env = { PATH: '/nonexistent' };
-    const lenient = lint(project(['macos-26']), { env });
-    expect(lenient.code).toBe(0);
-    expect(lenient.out).toContain('shellcheck not found: run: blocks not checked');
-    const strict = lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
-    expect(strict.code).toBe(1);
-  });
+  it(
+    'fails with --require-shellcheck when shellcheck is missing, and says what was not checked',
+    { timeout: 120_000 },
+    () => {
+      const env = { PATH: '/nonexistent' };
+      const lenient = lint(project(['macos-26']), { env });
+      expect(lenient.code).toBe(0);
+      expect(lenient.out).toContain('shellcheck not found: run: blocks not checked');
+      const strict = lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
+      expect(strict.code).toBe(1);
+    },
+  );
 
   it("passes on this repository's workflows", { timeout: 120_000 }, () => {
     const result = lint(REPO_ROOT, hasShellcheck ? { args: ['--require-shellcheck'] } : {});

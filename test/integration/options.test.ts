@@ -32,7 +32,9 @@ describe('option values are checked before anything runs', () => {
   it('a CMake argument before -- says to put it after --', async () => {
     const result = await run('test', '-DMLX_BUILD_METAL=OFF', '--offline');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('-DMLX_BUILD_METAL=OFF: put CMake arguments after --, e.g. `mlx-storage-pr test --offline -- -DMLX_BUILD_METAL=OFF`');
+    expect(result.stderr).toContain(
+      '-DMLX_BUILD_METAL=OFF: put CMake arguments after --, e.g. `mlx-storage-pr test --offline -- -DMLX_BUILD_METAL=OFF`',
+    );
     expect(result.stderr).not.toContain('Unknown arguments');
   });
 
@@ -56,7 +58,11 @@ describe('option values are checked before anything runs', () => {
     const result = await run('apply', '--bogus-flag', '--json');
     expect(result.code).toBe(2);
     expect(Object.keys(result.json)).toEqual(['ok', 'error']);
-    expect(result.json.error).toMatchObject({ code: 'USAGE', hint: 'Run `mlx-storage-pr --help` for usage.', details: null });
+    expect(result.json.error).toMatchObject({
+      code: 'USAGE',
+      hint: 'Run `mlx-storage-pr --help` for usage.',
+      details: null,
+    });
     expect(result.json.error.message).toMatch(/^Unknown arguments?: bogus-flag/);
   });
 });

@@ -16,7 +16,21 @@ function repo(): { dir: string; git: Git } {
   return { dir, git: new Git(dir, log, process.env) };
 }
 
-const before = ['Title', '=====', '', 'Operations', '----------', '', 'Text.', '', 'Scripts', '-------', '', 'More text.', ''].join('\n');
+const before = [
+  'Title',
+  '=====',
+  '',
+  'Operations',
+  '----------',
+  '',
+  'Text.',
+  '',
+  'Scripts',
+  '-------',
+  '',
+  'More text.',
+  '',
+].join('\n');
 const after = before.replace('Text.\n\n', 'Text.\n\n{{docs_section_title}}\n{{docs_section_underline}}\n\n');
 
 describe('gitDiffHunks', () => {
@@ -26,7 +40,17 @@ describe('gitDiffHunks', () => {
     expect(hunks).toHaveLength(1);
     // The hunk starts below the `----------` line; git takes the nearest line above that starts with a letter.
     expect(hunks[0]?.header).toBe('@@ -6,6 +6,9 @@ Operations');
-    expect(hunks[0]?.lines).toEqual([' ', ' Text.', ' ', '+{{docs_section_title}}', '+{{docs_section_underline}}', '+', ' Scripts', ' -------', ' ']);
+    expect(hunks[0]?.lines).toEqual([
+      ' ',
+      ' Text.',
+      ' ',
+      '+{{docs_section_title}}',
+      '+{{docs_section_underline}}',
+      '+',
+      ' Scripts',
+      ' -------',
+      ' ',
+    ]);
   });
 
   it("ignores the user's diff settings (prefixes, blank context lines, algorithm, context size)", async () => {
@@ -47,7 +71,19 @@ describe('gitDiffHunks', () => {
 
   it("uses the repository's diff attributes for the function context", async () => {
     const { dir, git: g } = repo();
-    const cpp = ['namespace a {', '', 'int f(int x) {', '  int y = x;', '  y += 1;', '  y += 2;', '  return y;', '}', '', '}', ''].join('\n');
+    const cpp = [
+      'namespace a {',
+      '',
+      'int f(int x) {',
+      '  int y = x;',
+      '  y += 1;',
+      '  y += 2;',
+      '  return y;',
+      '}',
+      '',
+      '}',
+      '',
+    ].join('\n');
     const changed = cpp.replace('  y += 2;\n', '  y += 2;\n  y += 3;\n');
     expect((await gitDiffHunks(g, 'a.cpp', cpp, changed))[0]?.header).toBe('@@ -4,6 +4,7 @@ int f(int x) {');
     // A userdiff driver that knows only namespaces picks another line.

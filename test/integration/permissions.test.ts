@@ -16,7 +16,10 @@ let home: string;
 /** Runs the CLI as a user that file permissions apply to. */
 function run(args: string[]) {
   if ('skip' in runner) throw new Error(runner.skip);
-  return spawnCliAs(runner.prefix, [...args, '--mlx-repo', upstream.dir, '--json'], { cwd: project, env: { HOME: home } });
+  return spawnCliAs(runner.prefix, [...args, '--mlx-repo', upstream.dir, '--json'], {
+    cwd: project,
+    env: { HOME: home },
+  });
 }
 
 function readOnly(dir: string) {

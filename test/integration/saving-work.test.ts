@@ -35,7 +35,10 @@ describe('apply --force', () => {
   it('saves only the files apply changes, leaves other edits in place, and its restore command brings them back', async () => {
     expect((await apply()).code).toBe(0);
     writeFileSync(inCheckout(SOURCE), `${read(SOURCE)}// my note\n`);
-    writeFileSync(inCheckout('mlx/backend/metal/no_metal.cpp'), `${read('mlx/backend/metal/no_metal.cpp')}// unrelated edit\n`);
+    writeFileSync(
+      inCheckout('mlx/backend/metal/no_metal.cpp'),
+      `${read('mlx/backend/metal/no_metal.cpp')}// unrelated edit\n`,
+    );
     writeFileSync(inCheckout('notes.txt'), 'my notes\n');
     changeTemplate();
 
@@ -44,7 +47,9 @@ describe('apply --force', () => {
     const saved = result.json.saved as { stash: string; files: string[]; untracked: string[]; restore: string[] };
     expect(saved.files).toEqual([SOURCE]);
     expect(saved.untracked).toEqual([]);
-    expect(git(checkout, 'stash', 'show', '--include-untracked', '--name-only', saved.stash).trim().split('\n')).toEqual([SOURCE]);
+    expect(
+      git(checkout, 'stash', 'show', '--include-untracked', '--name-only', saved.stash).trim().split('\n'),
+    ).toEqual([SOURCE]);
     expect(result.stderr).toContain(`saved your uncommitted changes to 1 file apply changes: ${SOURCE}`);
     expect(result.stderr).toContain('Other uncommitted changes were left in place');
 
@@ -57,7 +62,11 @@ describe('apply --force', () => {
     for (const command of saved.restore) execSync(command, { stdio: 'pipe' });
     expect(read(SOURCE)).toContain('All rights reserved.');
     expect(read(SOURCE)).toContain('// my note');
-    expect(git(checkout, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M mlx/backend/metal/no_metal.cpp', ` M ${SOURCE}`, '?? notes.txt']);
+    expect(git(checkout, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([
+      ' M mlx/backend/metal/no_metal.cpp',
+      ` M ${SOURCE}`,
+      '?? notes.txt',
+    ]);
   });
 
   it('saves an untracked file where a template goes and says how to read it back', async () => {
@@ -73,7 +82,7 @@ describe('apply --force', () => {
     expect(execSync(show as string, { encoding: 'utf8' })).toBe('// mine\n');
   });
 
-  it('stops with git\'s reason, changing nothing, when the stash cannot be made', async () => {
+  it("stops with git's reason, changing nothing, when the stash cannot be made", async () => {
     expect((await apply()).code).toBe(0);
     writeFileSync(inCheckout(SOURCE), `${read(SOURCE)}// my note\n`);
     changeTemplate();

@@ -5,7 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { makeProject, makeUpstream, runCli, spawnCli, tempDir } from '../support/repos.js';
 
-const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
+const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
+  existsSync,
+);
 const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
 if (!hasTools) console.warn(`test command integration: ${reason}`);
 
@@ -15,7 +17,8 @@ let env: Record<string, string>;
 
 const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
 const write = (file: string, text: string) => writeFileSync(path.join(project, file), text);
-const byName = (json: { cases: Array<{ name: string; classification: string }> }) => Object.fromEntries(json.cases.map((c) => [c.name, c.classification]));
+const byName = (json: { cases: Array<{ name: string; classification: string }> }) =>
+  Object.fromEntries(json.cases.map((c) => [c.name, c.classification]));
 
 // Adds a failing case to MLX's own test file: line 13 of the file, line 10 of the patch.
 const LIB_TEST_PATCH = `diff --git a/tests/lib_tests.cpp b/tests/lib_tests.cpp
@@ -31,7 +34,8 @@ const LIB_TEST_PATCH = `diff --git a/tests/lib_tests.cpp b/tests/lib_tests.cpp
 +}
 `;
 
-const NEW_TEST = '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test {{class_name}} adds") {\n  CHECK_EQ(add(20, 22), 42);\n}\n';
+const NEW_TEST =
+  '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test {{class_name}} adds") {\n  CHECK_EQ(add(20, 22), 42);\n}\n';
 
 // One project for the whole file: cases run in order and reuse its build folders, as a user's runs would.
 describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture' : `test command (${reason})`, () => {
@@ -65,7 +69,10 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
   it('configures, builds, runs and classifies against the baseline', async () => {
     const result = await run('test', '--offline');
     expect(result.code, result.stderr).toBe(0);
-    expect(result.json.dependencies).toContainEqual({ dep: 'doctest', source: 'system doctest-dev (/usr/include/doctest)' });
+    expect(result.json.dependencies).toContainEqual({
+      dep: 'doctest',
+      source: 'system doctest-dev (/usr/include/doctest)',
+    });
     expect(byName(result.json)).toEqual({
       'test add': 'passed',
       'test known failure': 'pre-existing-failure',
@@ -115,7 +122,10 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
   it('a --tests filter that matches no case is a usage error that lists close names', async () => {
     const result = await run('test', '--offline', '--tests', '*storge view*');
     expect(result.code).toBe(2);
-    expect(result.json.error).toMatchObject({ code: 'USAGE', message: '--tests "*storge view*" matches none of the 3 test cases.' });
+    expect(result.json.error).toMatchObject({
+      code: 'USAGE',
+      message: '--tests "*storge view*" matches none of the 3 test cases.',
+    });
     expect(result.json.error.details.close).toEqual(['test MetalStorageView adds']);
     expect(result.json.error.hint).toContain('Close names: "test MetalStorageView adds".');
   });
@@ -141,7 +151,10 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
     const result = await run('test', '--offline');
     expect(result.code).toBe(8);
-    expect(byName(result.json)).toMatchObject({ 'test add': 'new-failure', 'test known failure': 'pre-existing-failure' });
+    expect(byName(result.json)).toMatchObject({
+      'test add': 'new-failure',
+      'test known failure': 'pre-existing-failure',
+    });
   });
 
   it('reports a crash of the test binary and still runs the other cases', async () => {
@@ -178,10 +191,16 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
     const human = await runCli(['test', '--offline'], { cwd: project, env });
     expect(human.code, human.stderr).toBe(8);
-    expect(human.stdout).toMatch(/^new-test-failed: test MetalStorageView adds\n {4}\S*tests\/new_tests\.cpp:5: CHECK_EQ\( add\(20, 22\), 41 \) with values 42, 41 \(from templates\/tests\/new_tests\.cpp:5\)$/m);
-    expect(human.stdout).toMatch(/^new-test-failed: test patched\n {4}\S*tests\/lib_tests\.cpp:13: CHECK_EQ\( add\(2, 2\), 5 \) with values 4, 5 \(from patches\/0002-lib-test\.patch:10\)$/m);
+    expect(human.stdout).toMatch(
+      /^new-test-failed: test MetalStorageView adds\n {4}\S*tests\/new_tests\.cpp:5: CHECK_EQ\( add\(20, 22\), 41 \) with values 42, 41 \(from templates\/tests\/new_tests\.cpp:5\)$/m,
+    );
+    expect(human.stdout).toMatch(
+      /^new-test-failed: test patched\n {4}\S*tests\/lib_tests\.cpp:13: CHECK_EQ\( add\(2, 2\), 5 \) with values 4, 5 \(from patches\/0002-lib-test\.patch:10\)$/m,
+    );
     // MLX's own line: no origin in the series.
-    expect(human.stdout).toMatch(/^pre-existing-failure: test known failure\n {4}\S*tests\/lib_tests\.cpp:9: CHECK_EQ\( add\(1, 1\), 3 \) with values 2, 3$/m);
+    expect(human.stdout).toMatch(
+      /^pre-existing-failure: test known failure\n {4}\S*tests\/lib_tests\.cpp:9: CHECK_EQ\( add\(1, 1\), 3 \) with values 2, 3$/m,
+    );
     expect(human.stdout).toMatch(/^test cases: 4 run, 1 passed, 3 failed, 0 skipped/m);
     expect(human.stdout).not.toContain('note: the checkout has edits');
     const json = await run('test', '--offline');
@@ -193,7 +212,9 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
   it('says when the checkout has edits that are not in templates/ or patches/', async () => {
     appendFileSync(path.join(project, '.work', 'mlx', 'src', 'lib.cpp'), '// tried here first\n');
     const result = await runCli(['test', '--offline'], { cwd: project, env });
-    expect(result.stdout).toContain('note: the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: move them there): src/lib.cpp');
+    expect(result.stdout).toContain(
+      'note: the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: move them there): src/lib.cpp',
+    );
     expect(result.stderr).toContain('warning: the checkout has edits that are not in templates/ or patches/');
     expect((await run('test', '--offline')).json.localEdits).toEqual(['src/lib.cpp']);
   });

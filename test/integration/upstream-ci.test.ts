@@ -5,7 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
-const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
+const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
+  existsSync,
+);
 const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
 
 let project: string;
@@ -14,38 +16,41 @@ let env: Record<string, string>;
 const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
 const cache = (buildDir: string) => readFileSync(path.join(buildDir, 'CMakeCache.txt'), 'utf8');
 
-describe.skipIf(!hasTools)(hasTools ? "test --upstream-ci: MLX's Linux CI leg" : `test --upstream-ci (${reason})`, () => {
-  beforeAll(async () => {
-    const upstream = makeUpstream('cmake-project/upstream');
-    project = makeProject(upstream.sha, 'cmake-project/project');
-    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
-    const applied = await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project, env });
-    expect(applied.code, applied.stderr).toBe(0);
-  });
+describe.skipIf(!hasTools)(
+  hasTools ? "test --upstream-ci: MLX's Linux CI leg" : `test --upstream-ci (${reason})`,
+  () => {
+    beforeAll(async () => {
+      const upstream = makeUpstream('cmake-project/upstream');
+      project = makeProject(upstream.sha, 'cmake-project/project');
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      const applied = await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project, env });
+      expect(applied.code, applied.stderr).toBe(0);
+    });
 
-  it('builds the patched tree and the baseline in Debug, with shared libraries and warnings as errors', async () => {
-    const result = await run('test', '--offline', '--upstream-ci');
-    expect(result.code, result.stderr).toBe(0);
-    expect(path.basename(result.json.buildDir)).toMatch(/^build-debug-/);
-    expect(result.json.baseline.used).toBe(true);
-    for (const dir of [result.json.buildDir, result.json.baseline.buildDir]) {
-      const text = cache(dir);
-      expect(text).toMatch(/^CMAKE_BUILD_TYPE:\w+=Debug$/m);
-      expect(text).toMatch(/^BUILD_SHARED_LIBS:\w+=ON$/m);
-      expect(text).toMatch(/^CMAKE_COMPILE_WARNING_AS_ERROR:\w+=ON$/m);
-    }
-  });
+    it('builds the patched tree and the baseline in Debug, with shared libraries and warnings as errors', async () => {
+      const result = await run('test', '--offline', '--upstream-ci');
+      expect(result.code, result.stderr).toBe(0);
+      expect(path.basename(result.json.buildDir)).toMatch(/^build-debug-/);
+      expect(result.json.baseline.used).toBe(true);
+      for (const dir of [result.json.buildDir, result.json.baseline.buildDir]) {
+        const text = cache(dir);
+        expect(text).toMatch(/^CMAKE_BUILD_TYPE:\w+=Debug$/m);
+        expect(text).toMatch(/^BUILD_SHARED_LIBS:\w+=ON$/m);
+        expect(text).toMatch(/^CMAKE_COMPILE_WARNING_AS_ERROR:\w+=ON$/m);
+      }
+    });
 
-  it('fails on a warning in the series that the default build lets through', async () => {
-    appendFileSync(path.join(project, 'templates/tests/new_tests.cpp'), '\n#warning "a new warning"\n');
-    expect((await run('apply')).code).toBe(0);
+    it('fails on a warning in the series that the default build lets through', async () => {
+      appendFileSync(path.join(project, 'templates/tests/new_tests.cpp'), '\n#warning "a new warning"\n');
+      expect((await run('apply')).code).toBe(0);
 
-    const plain = await run('test', '--offline');
-    expect(plain.code, plain.stderr).toBe(0);
+      const plain = await run('test', '--offline');
+      expect(plain.code, plain.stderr).toBe(0);
 
-    const ci = await run('test', '--offline', '--upstream-ci');
-    expect(ci.code).toBe(1);
-    expect(ci.json.error.code).toBe('BUILD_FAILED');
-    expect(ci.json.error.message).toContain('a new warning');
-  });
-});
+      const ci = await run('test', '--offline', '--upstream-ci');
+      expect(ci.code).toBe(1);
+      expect(ci.json.error.code).toBe('BUILD_FAILED');
+      expect(ci.json.error.message).toContain('a new warning');
+    });
+  },
+);

@@ -26,14 +26,28 @@ describe('verify --skip', () => {
     // No pr/ folder: the PR text checks fail when they run.
     const full = await verify('--json', '--skip', 'build', 'format-cmake', 'docs');
     expect(full.code).toBe(1);
-    expect(ids(full.json)).toEqual(['format-cpp', 'metal-typecheck', 'pr-files', 'pr-placeholders', 'pr-ai-disclosure']);
+    expect(ids(full.json)).toEqual([
+      'format-cpp',
+      'metal-typecheck',
+      'pr-files',
+      'pr-placeholders',
+      'pr-ai-disclosure',
+    ]);
     expect(full.json.checks.find((c: { id: string }) => c.id === 'pr-files')?.status).toBe('fail');
 
     const skipped = await verify('--json', '--skip', 'build', 'format-cmake', 'docs', '--skip', 'pr-text');
     expect(skipped.code, JSON.stringify(skipped.json.checks, null, 2)).toBe(0);
     expect(skipped.json.ready).toBe(true);
     expect(ids(skipped.json)).toEqual(['format-cpp', 'metal-typecheck']);
-    expect(skipped.json.skipped).toEqual(['format-cmake', 'docs', 'pr-files', 'pr-placeholders', 'pr-ai-disclosure', 'linux-build', 'tests-fail-without-implementation']);
+    expect(skipped.json.skipped).toEqual([
+      'format-cmake',
+      'docs',
+      'pr-files',
+      'pr-placeholders',
+      'pr-ai-disclosure',
+      'linux-build',
+      'tests-fail-without-implementation',
+    ]);
 
     const human = await verify('--skip', 'build', 'format-cmake', 'docs', 'pr-text');
     expect(human.code).toBe(0);
@@ -49,7 +63,11 @@ describe('verify --skip', () => {
     const marker = path.join(bin, 'compiler-ran');
     const cxx = path.join(bin, 'c++');
     writeFileSync(cxx, `#!/bin/sh\n: > '${marker}'\nexit 1\n`, { mode: 0o755 });
-    const run = (...extra: string[]) => runCli(['verify', '--json', '--skip', 'pr-text', 'format-cmake', ...extra], { cwd: project, env: { ...bare, CXX: cxx } });
+    const run = (...extra: string[]) =>
+      runCli(['verify', '--json', '--skip', 'pr-text', 'format-cmake', ...extra], {
+        cwd: project,
+        env: { ...bare, CXX: cxx },
+      });
 
     const skipped = await run('--skip', 'build');
     expect(existsSync(marker)).toBe(false);
@@ -80,6 +98,7 @@ describe('verify --skip', () => {
     const result = await verify('--skip', 'pr-txt');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('pr-txt');
-    for (const name of ['format', 'metal-typecheck', 'pr-text', 'build', 'pr-files', 'linux-build']) expect(result.stderr).toContain(`"${name}"`);
+    for (const name of ['format', 'metal-typecheck', 'pr-text', 'build', 'pr-files', 'linux-build'])
+      expect(result.stderr).toContain(`"${name}"`);
   });
 });

@@ -11,7 +11,8 @@ let project: string;
 const bare = { PATH: pathWith('git') };
 
 const verify = (...extra: string[]) => runCli(['verify', '--json', ...extra], { cwd: project, env: bare });
-const byId = (json: { checks: Array<{ id: string; status: string; required: boolean; detail: string }> }) => Object.fromEntries(json.checks.map((c) => [c.id, c]));
+const byId = (json: { checks: Array<{ id: string; status: string; required: boolean; detail: string }> }) =>
+  Object.fromEntries(json.checks.map((c) => [c.id, c]));
 
 beforeEach(async () => {
   const upstream = makeFormatUpstream();
@@ -45,11 +46,18 @@ describe('verify', () => {
     expect(checks['metal-typecheck']?.detail).toContain('clang >= 19');
     // The series changes no .rst page: nothing for Sphinx to check, even without it.
     expect(checks['docs']).toMatchObject({ status: 'pass', detail: 'no .rst files in the PR', required: true });
-    expect(checks['pr-files']).toMatchObject({ status: 'fail', detail: 'missing pr/description.md, pr/commit-message.txt' });
+    expect(checks['pr-files']).toMatchObject({
+      status: 'fail',
+      detail: 'missing pr/description.md, pr/commit-message.txt',
+    });
     // No cmake on this PATH: the build checks fail for exactly that reason, and they are required.
     expect(checks['linux-build']).toMatchObject({ status: 'fail', required: true });
     expect(checks['linux-build']?.detail).toContain('CMake >= 3.25: cmake not found');
-    expect(checks['tests-fail-without-implementation']).toMatchObject({ status: 'not-checked', required: true, detail: 'needs a passing Linux build first' });
+    expect(checks['tests-fail-without-implementation']).toMatchObject({
+      status: 'not-checked',
+      required: true,
+      detail: 'needs a passing Linux build first',
+    });
 
     const human = await runCli(['verify'], { cwd: project, env: bare });
     expect(human.stdout).toContain('FAIL C++ formatting (clang-format):');
@@ -65,7 +73,10 @@ describe('verify', () => {
   it('passes formatting and policy once the files are fixed and the text is written', async () => {
     expect((await runCli(['format', '--fix'], { cwd: project })).code).toBe(0);
     mkdirSync(path.join(project, 'pr'));
-    writeFileSync(path.join(project, 'pr', 'description.md'), '## Proposed changes\n\nAdds a storage view.\n\n## AI usage disclosure\n\nNone; written by hand.\n');
+    writeFileSync(
+      path.join(project, 'pr', 'description.md'),
+      '## Proposed changes\n\nAdds a storage view.\n\n## AI usage disclosure\n\nNone; written by hand.\n',
+    );
     writeFileSync(path.join(project, 'pr', 'commit-message.txt'), 'Add Metal storage view\n');
     const checks = byId((await verify()).json);
     expect(checks['format-cpp']).toMatchObject({ status: 'pass' });

@@ -6,7 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/core/checks.js';
 import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
-const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(existsSync);
+const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
+  existsSync,
+);
 const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
 if (!hasTools) console.warn(`verify build checks: ${reason}`);
 
@@ -25,8 +27,10 @@ const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
  
  option(MLX_BUILD_TESTS "Build tests" ON)
 `;
-const MUL_TEST = '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
-const ADD_TEST = '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test add again") {\n  CHECK_EQ(add(6, 7), 13);\n}\n';
+const MUL_TEST =
+  '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
+const ADD_TEST =
+  '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test add again") {\n  CHECK_EQ(add(6, 7), 13);\n}\n';
 
 let project: string;
 let env: Record<string, string>;
@@ -47,54 +51,60 @@ async function buildChecks() {
   return { linux: find('linux-build'), without: find('tests-fail-without-implementation'), code: result.code };
 }
 
-describe.skipIf(!hasTools)(hasTools ? 'verify: build checks on a CMake + doctest fixture' : `verify build checks (${reason})`, () => {
-  beforeAll(() => {
-    const upstream = makeUpstream('cmake-project/upstream');
-    project = makeProject(upstream.sha, 'cmake-project/project');
-    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
-    write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
-    write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
-    write('patches/0002-root-cmake.patch', ROOT_PATCH);
-    write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
-  });
+describe.skipIf(!hasTools)(
+  hasTools ? 'verify: build checks on a CMake + doctest fixture' : `verify build checks (${reason})`,
+  () => {
+    beforeAll(() => {
+      const upstream = makeUpstream('cmake-project/upstream');
+      project = makeProject(upstream.sha, 'cmake-project/project');
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+      write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
+      write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
+      write('patches/0002-root-cmake.patch', ROOT_PATCH);
+      write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
+    });
 
-  it('without --offline and without network, the build check gives the whole reason and names --offline', async () => {
-    expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
-    const result = await runCli(['verify', '--json'], { cwd: project, env });
-    const linux = (result.json.checks as CheckResult[]).find((c) => c.id === 'linux-build');
-    expect(linux).toMatchObject({ status: 'fail', required: true });
-    expect(linux?.detail).toContain('127.0.0.1:9 (http://127.0.0.1:9/doctest.git in tests/CMakeLists.txt)');
-    expect(linux?.fix).toContain('--offline');
-    const human = await runCli(['verify'], { cwd: project, env });
-    expect(human.stdout).toMatch(/FAIL Linux build and test suite against the baseline: .*\n {5}.*127\.0\.0\.1:9/);
-  });
+    it('without --offline and without network, the build check gives the whole reason and names --offline', async () => {
+      expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
+      const result = await runCli(['verify', '--json'], { cwd: project, env });
+      const linux = (result.json.checks as CheckResult[]).find((c) => c.id === 'linux-build');
+      expect(linux).toMatchObject({ status: 'fail', required: true });
+      expect(linux?.detail).toContain('127.0.0.1:9 (http://127.0.0.1:9/doctest.git in tests/CMakeLists.txt)');
+      expect(linux?.fix).toContain('--offline');
+      const human = await runCli(['verify'], { cwd: project, env });
+      expect(human.stdout).toMatch(/FAIL Linux build and test suite against the baseline: .*\n {5}.*127\.0\.0\.1:9/);
+    });
 
-  it('passes when the new test does not compile without the implementation', async () => {
-    write('templates/tests/new_tests.cpp', MUL_TEST);
-    const { linux, without } = await buildChecks();
-    expect(linux).toMatchObject({ status: 'pass' });
-    expect(linux.detail).toContain('1 new test(s) passing');
-    expect(without).toMatchObject({ status: 'pass' });
-    expect(without.detail).toContain('do not compile');
-  });
+    it('passes when the new test does not compile without the implementation', async () => {
+      write('templates/tests/new_tests.cpp', MUL_TEST);
+      const { linux, without } = await buildChecks();
+      expect(linux).toMatchObject({ status: 'pass' });
+      expect(linux.detail).toContain('1 new test(s) passing');
+      expect(without).toMatchObject({ status: 'pass' });
+      expect(without.detail).toContain('do not compile');
+    });
 
-  it('reuses the saved suite results while nothing changed', async () => {
-    const { linux } = await buildChecks();
-    expect(linux.detail).toContain('saved results');
-  });
+    it('reuses the saved suite results while nothing changed', async () => {
+      const { linux } = await buildChecks();
+      expect(linux.detail).toContain('saved results');
+    });
 
-  it('fails when a new test passes without the implementation', async () => {
-    write('templates/tests/new_tests.cpp', ADD_TEST);
-    const { linux, without, code } = await buildChecks();
-    expect(linux).toMatchObject({ status: 'pass' });
-    expect(without).toMatchObject({ status: 'fail', detail: 'these new cases pass without the implementation: test add again' });
-    expect(code).toBe(1);
-  });
+    it('fails when a new test passes without the implementation', async () => {
+      write('templates/tests/new_tests.cpp', ADD_TEST);
+      const { linux, without, code } = await buildChecks();
+      expect(linux).toMatchObject({ status: 'pass' });
+      expect(without).toMatchObject({
+        status: 'fail',
+        detail: 'these new cases pass without the implementation: test add again',
+      });
+      expect(code).toBe(1);
+    });
 
-  it('fails the build check on a new failure', async () => {
-    write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
-    const { linux } = await buildChecks();
-    expect(linux.status).toBe('fail');
-    expect(linux.detail).toContain('1 failing new test(s)');
-  });
-});
+    it('fails the build check on a new failure', async () => {
+      write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
+      const { linux } = await buildChecks();
+      expect(linux.status).toBe('fail');
+      expect(linux.detail).toContain('1 failing new test(s)');
+    });
+  },
+);

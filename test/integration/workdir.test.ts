@@ -28,7 +28,10 @@ describe('choosing the workdir', () => {
 
   it('refuses an empty MLX_STORAGE_PR_WORKDIR instead of using the project folder', async () => {
     const before = projectEntries();
-    const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project, env: { MLX_STORAGE_PR_WORKDIR: '' } });
+    const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--json'], {
+      cwd: project,
+      env: { MLX_STORAGE_PR_WORKDIR: '' },
+    });
     expect(result.code).toBe(2);
     expect(result.json.error.message).toContain('MLX_STORAGE_PR_WORKDIR is set but empty');
     expect(result.json.error.hint).toContain('unset MLX_STORAGE_PR_WORKDIR');
@@ -38,7 +41,9 @@ describe('choosing the workdir', () => {
   it('refuses the project folder and folders inside it', async () => {
     const before = projectEntries();
     for (const workdir of [project, path.join(project, 'templates'), 'sub/work']) {
-      const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], { cwd: project });
+      const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
+        cwd: project,
+      });
       expect(result.code, workdir).toBe(2);
       expect(result.json.error.code).toBe('WORKDIR_INVALID');
       expect(result.json.error.message).toContain('inside the project');
@@ -49,7 +54,10 @@ describe('choosing the workdir', () => {
   });
 
   it('accepts the default .work folder, named or not, and folders outside the project', async () => {
-    expect((await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', path.join(project, '.work')], { cwd: project })).code).toBe(0);
+    expect(
+      (await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', path.join(project, '.work')], { cwd: project }))
+        .code,
+    ).toBe(0);
     expect(existsSync(path.join(project, '.work', 'mlx', '.git'))).toBe(true);
     const outside = tempDir('msp-work-');
     expect((await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', outside], { cwd: project })).code).toBe(0);

@@ -9,10 +9,18 @@ import { makeProject, makeUpstream } from './repos.js';
 const quiet = createLogger({ stream: { write: () => true } as unknown as NodeJS.WritableStream });
 
 /** clang >= 19 with libc++ >= 19 on this machine, or the reason lane tests skip. */
-export async function laneToolchain(): Promise<{ toolchain: ClangToolchain; reason: null } | { toolchain: null; reason: string }> {
+export async function laneToolchain(): Promise<
+  { toolchain: ClangToolchain; reason: null } | { toolchain: null; reason: string }
+> {
   const { toolchain, checks } = await findMetalToolchain({ env: process.env, log: quiet });
   if (toolchain) return { toolchain, reason: null };
-  return { toolchain: null, reason: `skipped: ${checks.filter((c) => c.status !== 'pass').map((c) => c.detail).join('; ')}` };
+  return {
+    toolchain: null,
+    reason: `skipped: ${checks
+      .filter((c) => c.status !== 'pass')
+      .map((c) => c.detail)
+      .join('; ')}`,
+  };
 }
 
 /** Apple's metal-cpp named by METAL_CPP_DIR, or the reason real-lane tests skip. */
@@ -34,7 +42,10 @@ export function skipName(name: string, reasons: Array<string | null>): string {
  */
 export function makeMetalUpstream(metalCppUrl: string): { dir: string; sha: string } {
   return makeUpstream('upstream', (dir) => {
-    writeFileSync(path.join(dir, 'CMakeLists.txt'), `if(MLX_BUILD_METAL)\n  set(METAL_CPP_URL\n      ${metalCppUrl})\n  FetchContent_Declare(metal_cpp URL \${METAL_CPP_URL})\nendif()\n`);
+    writeFileSync(
+      path.join(dir, 'CMakeLists.txt'),
+      `if(MLX_BUILD_METAL)\n  set(METAL_CPP_URL\n      ${metalCppUrl})\n  FetchContent_Declare(metal_cpp URL \${METAL_CPP_URL})\nendif()\n`,
+    );
   });
 }
 

@@ -13,7 +13,19 @@ import { BIN, tempDir } from './repos.js';
  * inside the object held under `parent`. A contract pins that they are there
  * and are text, not their wording.
  */
-const PROSE = new Set(['message', 'hint', 'detail', 'fix', 'title', 'notes', 'problems', 'stderr', 'blindSpots', 'clangFormat.reason', 'cmakeFormat.reason']);
+const PROSE = new Set([
+  'message',
+  'hint',
+  'detail',
+  'fix',
+  'title',
+  'notes',
+  'problems',
+  'stderr',
+  'blindSpots',
+  'clangFormat.reason',
+  'cmakeFormat.reason',
+]);
 
 export interface Names {
   /** Folders to print as `<name>`, e.g. `{ project: '/tmp/msp-project-x' }`. */
@@ -43,7 +55,12 @@ function checkLine(v: object): string | null {
   const expected = CHECK_KEYS.filter((k) => k !== 'fix' || 'fix' in c);
   if (keys.join() !== expected.join()) return null;
   if (typeof c['id'] !== 'string' || typeof c['status'] !== 'string' || typeof c['title'] !== 'string') return null;
-  if (typeof c['detail'] !== 'string' || typeof c['required'] !== 'boolean' || ('fix' in c && typeof c['fix'] !== 'string')) return null;
+  if (
+    typeof c['detail'] !== 'string' ||
+    typeof c['required'] !== 'boolean' ||
+    ('fix' in c && typeof c['fix'] !== 'string')
+  )
+    return null;
   return `${c['id']}: ${c['status']}, ${c['required'] ? 'required' : 'optional'}${'fix' in c ? ', fix' : ''}`;
 }
 
@@ -97,8 +114,10 @@ export function normalise(value: unknown, names: Names = {}): unknown {
   const walk = (v: unknown, key: string | null, parent: string | null): unknown => {
     if (key !== null && (vary.has(key) || vary.has(`${parent}.${key}`))) return typeTag(v);
     if (Array.isArray(v)) return v.map((x) => walk(x, key, parent));
-    if (typeof v === 'string') return key !== null && (PROSE.has(key) || PROSE.has(`${parent}.${key}`)) ? '<text>' : text(v);
-    if (v !== null && typeof v === 'object') return checkLine(v) ?? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k, key)]));
+    if (typeof v === 'string')
+      return key !== null && (PROSE.has(key) || PROSE.has(`${parent}.${key}`)) ? '<text>' : text(v);
+    if (v !== null && typeof v === 'object')
+      return checkLine(v) ?? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k, key)]));
     return v;
   };
   return walk(value, null, null);
@@ -115,7 +134,10 @@ export interface Outcome {
  * the normalised JSON. Unlike `runCli`, an empty stdout is allowed (it is
  * null here), so usage errors can be pinned too.
  */
-export async function runJson(args: string[], options: { cwd: string; env?: Record<string, string | undefined>; names?: Names }): Promise<Outcome> {
+export async function runJson(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; names?: Names },
+): Promise<Outcome> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const chunks: Buffer[] = [];
@@ -137,15 +159,23 @@ export async function runJson(args: string[], options: { cwd: string; env?: Reco
  * process of its own, for a PATH that the whole process sees. It inherits
  * nothing from this process's environment but HOME.
  */
-export function spawnJson(args: string[], options: { cwd: string; env: Record<string, string>; names?: Names }): Promise<Outcome> {
+export function spawnJson(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; names?: Names },
+): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { ...(process.env['HOME'] ? { HOME: process.env['HOME'] } : {}), ...options.env };
+    const env: Record<string, string> = {
+      ...(process.env['HOME'] ? { HOME: process.env['HOME'] } : {}),
+      ...options.env,
+    };
     const child = spawn(process.execPath, [BIN, ...args, '--json'], { cwd: options.cwd, env });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, json: stdout.trim() === '' ? null : normalise(JSON.parse(stdout), options.names) }));
+    child.on('close', (code) =>
+      resolve({ code: code ?? -1, json: stdout.trim() === '' ? null : normalise(JSON.parse(stdout), options.names) }),
+    );
   });
 }
 
@@ -165,7 +195,10 @@ export function byOutcome(outcomes: Record<string, Outcome>): Record<string, Out
 }
 
 /** Runs each row (name -> arguments) in turn; name -> outcome. */
-export async function runTable(rows: Record<string, string[]>, run: (args: string[]) => Promise<Outcome>): Promise<Record<string, Outcome>> {
+export async function runTable(
+  rows: Record<string, string[]>,
+  run: (args: string[]) => Promise<Outcome>,
+): Promise<Record<string, Outcome>> {
   const out: Record<string, Outcome> = {};
   for (const [name, args] of Object.entries(rows)) out[name] = await run(args);
   return out;

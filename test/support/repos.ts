@@ -94,7 +94,13 @@ function collect(stream: PassThrough): () => string {
 /** Runs the CLI in this process (fast), with its own cwd and env; `columns` makes stdout look like a terminal that wide. */
 export async function runCli(
   args: string[],
-  options: { cwd: string; env?: Record<string, string | undefined>; signal?: AbortSignal; onStderr?: (text: string) => void; columns?: number },
+  options: {
+    cwd: string;
+    env?: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    onStderr?: (text: string) => void;
+    columns?: number;
+  },
 ): Promise<CliResult> {
   const stdout: PassThrough & { isTTY?: boolean; columns?: number } = new PassThrough();
   if (options.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: options.columns });
@@ -103,7 +109,14 @@ export async function runCli(
   const err = collect(stderr);
   if (options.onStderr) stderr.on('data', (c: Buffer) => options.onStderr?.(c.toString()));
   const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env };
-  const code = await main({ argv: args, cwd: options.cwd, env, stdout, stderr, ...(options.signal ? { signal: options.signal } : {}) });
+  const code = await main({
+    argv: args,
+    cwd: options.cwd,
+    env,
+    stdout,
+    stderr,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const text = out();
   let json: unknown;
   if (args.includes('--json')) json = JSON.parse(text);
@@ -113,7 +126,10 @@ export async function runCli(
 /** Runs the built CLI as a separate process. */
 export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -157,20 +173,32 @@ export function unprivilegedRunner(): { prefix: string[]; own: (dir: string) => 
   try {
     execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
   } catch {
-    return { skip: 'running as root, which ignores file permissions, and setpriv (util-linux) is not installed to drop privileges' };
+    return {
+      skip: 'running as root, which ignores file permissions, and setpriv (util-linux) is not installed to drop privileges',
+    };
   }
   const prefix = ['setpriv', `--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', '--'];
   try {
     // The dropped user must be able to run the tool itself: a project inside a private folder is out of its reach.
-    execFileSync(prefix[0]!, [...prefix.slice(1), process.execPath, '-e', `require('node:fs').accessSync(${JSON.stringify(BIN)})`], { stdio: 'ignore' });
+    execFileSync(
+      prefix[0]!,
+      [...prefix.slice(1), process.execPath, '-e', `require('node:fs').accessSync(${JSON.stringify(BIN)})`],
+      { stdio: 'ignore' },
+    );
   } catch {
-    return { skip: `running as root, and the unprivileged user (uid ${UNPRIVILEGED}) cannot read ${BIN}: a parent folder is private; put the project where other users can read it to run these` };
+    return {
+      skip: `running as root, and the unprivileged user (uid ${UNPRIVILEGED}) cannot read ${BIN}: a parent folder is private; put the project where other users can read it to run these`,
+    };
   }
   return { prefix, own: (dir) => execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]) };
 }
 
 /** Runs the built CLI as a separate process behind `prefix` (e.g. setpriv). */
-export function spawnCliAs(prefix: string[], args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+export function spawnCliAs(
+  prefix: string[],
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const [command, ...rest] = [...prefix, process.execPath, BIN, ...args] as [string, ...string[]];
     const child = spawn(command, rest, { cwd: options.cwd, env: { ...process.env, ...options.env } });

@@ -13,12 +13,25 @@ import {
   type TypeCheckJob,
 } from '../../src/core/metal-typecheck.js';
 
-const job = (label: string, expect: TypeCheckJob['expect'] = 'pass'): TypeCheckJob => ({ label, file: `/m/${label}`, expect, flags: [] });
+const job = (label: string, expect: TypeCheckJob['expect'] = 'pass'): TypeCheckJob => ({
+  label,
+  file: `/m/${label}`,
+  expect,
+  flags: [],
+});
 
 describe('Metal type-check lane (pure parts)', () => {
   it('parses clang and libc++ versions', () => {
-    expect(parseClangVersion('Debian clang version 19.1.7 (3~deb12u1)\nTarget: x86_64-pc-linux-gnu')).toEqual({ version: '19.1.7', major: 19, apple: false });
-    expect(parseClangVersion('Apple clang version 17.0.0 (clang-1700.0.13.3)')).toEqual({ version: '17.0.0', major: 17, apple: true });
+    expect(parseClangVersion('Debian clang version 19.1.7 (3~deb12u1)\nTarget: x86_64-pc-linux-gnu')).toEqual({
+      version: '19.1.7',
+      major: 19,
+      apple: false,
+    });
+    expect(parseClangVersion('Apple clang version 17.0.0 (clang-1700.0.13.3)')).toEqual({
+      version: '17.0.0',
+      major: 17,
+      apple: true,
+    });
     expect(parseClangVersion('g++ (Debian 12.2.0-14) 12.2.0')).toBeNull();
     expect(parseLibcxxVersion('190107')).toEqual({ version: '19.1.7', major: 19 });
     expect(parseLibcxxVersion('14000')).toEqual({ version: '14.0.0', major: 14 });
@@ -26,21 +39,37 @@ describe('Metal type-check lane (pure parts)', () => {
   });
 
   it('finds the metal-cpp URL in MLX CMake and the release in its README', () => {
-    const cmake = '  set(METAL_CPP_URL\n      https://developer.apple.com/metal/cpp/files/metal-cpp_26.zip)\n  FetchContent_Declare(metal_cpp URL ${METAL_CPP_URL})';
+    const cmake =
+      '  set(METAL_CPP_URL\n      https://developer.apple.com/metal/cpp/files/metal-cpp_26.zip)\n  FetchContent_Declare(metal_cpp URL ${METAL_CPP_URL})';
     expect(metalCppUrl(cmake)).toBe('https://developer.apple.com/metal/cpp/files/metal-cpp_26.zip');
     expect(metalCppUrl('project(mlx)')).toBeNull();
-    expect(metalCppRelease('| Version | Changes |\n|-|-|\n| macOS 26, iOS 26 | x |\n| macOS 15, iOS 18 | y |')).toBe(26);
+    expect(metalCppRelease('| Version | Changes |\n|-|-|\n| macOS 26, iOS 26 | x |\n| macOS 15, iOS 18 | y |')).toBe(
+      26,
+    );
   });
 
   it('passes the flags MLX gives Metal TUs, shims only where asked', () => {
     const flags = laneFlags({ mlxRoot: '/mlx', metalCpp: '/mcpp', shims: '/shims', includes: ['/fmt'] });
-    expect(flags).toEqual(expect.arrayContaining(['-std=c++20', '-stdlib=libc++', '-fsyntax-only', '-fblocks', '-DMLX_STATIC', '-DFMT_HEADER_ONLY']));
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '-std=c++20',
+        '-stdlib=libc++',
+        '-fsyntax-only',
+        '-fblocks',
+        '-DMLX_STATIC',
+        '-DFMT_HEADER_ONLY',
+      ]),
+    );
     expect(flags.join(' ')).toContain('-I /mlx -I /mcpp -isystem /shims -isystem /fmt');
     expect(laneFlags({ mlxRoot: '/mlx', metalCpp: '/mcpp', shims: null, includes: [] })).not.toContain('/shims');
   });
 
   it('builds the self-test table like the script: every TU, three variants, apis_ok, broken twice', () => {
-    const jobs = selfTestJobs('/r', ['mlx/backend/metal/device.cpp', 'mlx/backend/metal/jit_kernels.cpp', 'mlx/backend/metal/eval.cpp'], '/s');
+    const jobs = selfTestJobs(
+      '/r',
+      ['mlx/backend/metal/device.cpp', 'mlx/backend/metal/jit_kernels.cpp', 'mlx/backend/metal/eval.cpp'],
+      '/s',
+    );
     expect(jobs.map((j) => `${j.label}:${j.expect}`)).toEqual([
       'mlx/backend/metal/device.cpp:pass',
       'mlx/backend/metal/jit_kernels.cpp:pass',

@@ -11,7 +11,10 @@ import { chooseSource } from '../../src/core/source.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 
 const variables = RFC_VARIABLES;
-const config = { upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' }, variables };
+const config = {
+  upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' },
+  variables,
+};
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -25,10 +28,14 @@ function codeOf(fn: () => unknown): string {
 
 describe('renderString', () => {
   it('replaces placeholders, with or without inner spaces', () => {
-    expect(renderString('class {{class_name}} : {{ namespace }}', variables, 'f')).toBe('class MetalStorageView : mlx::core::metal');
+    expect(renderString('class {{class_name}} : {{ namespace }}', variables, 'f')).toBe(
+      'class MetalStorageView : mlx::core::metal',
+    );
   });
   it('names the file and the variable when a variable is unknown', () => {
-    expect(codeOf(() => renderString('x {{nope}}', variables, 'templates/a.h'))).toMatch(/^TEMPLATE_VARIABLE: templates\/a\.h:1: unknown template variable "nope"/);
+    expect(codeOf(() => renderString('x {{nope}}', variables, 'templates/a.h'))).toMatch(
+      /^TEMPLATE_VARIABLE: templates\/a\.h:1: unknown template variable "nope"/,
+    );
   });
   it('rejects a malformed placeholder and gives its line', () => {
     expect(codeOf(() => renderString('a\nb {{class-name}}', variables, 'f'))).toMatch(/^TEMPLATE_SYNTAX: f:2:/);
@@ -48,13 +55,19 @@ describe('parseConfig', () => {
     expect(codeOf(() => parseConfig({ ...config, variables: rest }, 'c.json'))).toMatch(/variables\.class_name/);
   });
   it('names an unknown variable', () => {
-    expect(codeOf(() => parseConfig({ ...config, variables: { ...variables, colour: 'red' } }, 'c.json'))).toMatch(/unknown key\(s\) "colour"/);
+    expect(codeOf(() => parseConfig({ ...config, variables: { ...variables, colour: 'red' } }, 'c.json'))).toMatch(
+      /unknown key\(s\) "colour"/,
+    );
   });
   it('requires a full commit SHA', () => {
-    expect(codeOf(() => parseConfig({ ...config, upstream: { ...config.upstream, commit: '846d176' } }, 'c.json'))).toMatch(/upstream\.commit: must be a full 40-character/);
+    expect(
+      codeOf(() => parseConfig({ ...config, upstream: { ...config.upstream, commit: '846d176' } }, 'c.json')),
+    ).toMatch(/upstream\.commit: must be a full 40-character/);
   });
   it('rejects a path variable that leaves the checkout', () => {
-    expect(codeOf(() => parseConfig({ ...config, variables: { ...variables, header_path: '../x.h' } }, 'c.json'))).toMatch(/^CONFIG_INVALID: .*header_path/s);
+    expect(
+      codeOf(() => parseConfig({ ...config, variables: { ...variables, header_path: '../x.h' } }, 'c.json')),
+    ).toMatch(/^CONFIG_INVALID: .*header_path/s);
   });
   it('derives the dependent variables', () => {
     const all = templateVariables(variables);
@@ -86,7 +99,9 @@ describe('series', () => {
     expect(files.map((f) => [f.path, f.created, f.hunks.length])).toEqual([['x.txt', false, 1]]);
   });
   it('rejects a patch that targets a path outside the checkout', () => {
-    expect(codeOf(() => parsePatchFiles('--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n', 'p'))).toMatch(/PATH_ESCAPES_CHECKOUT/);
+    expect(codeOf(() => parsePatchFiles('--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n', 'p'))).toMatch(
+      /PATH_ESCAPES_CHECKOUT/,
+    );
   });
 });
 
@@ -101,15 +116,21 @@ describe('buildPlan', () => {
   });
   it('renders paths, contents and patches', () => {
     const plan = buildPlan(inputs());
-    expect(plan.files).toEqual([{ path: 'mlx/backend/metal/storage_view.h', content: '// 2026\n', template: '{{header_path}}' }]);
+    expect(plan.files).toEqual([
+      { path: 'mlx/backend/metal/storage_view.h', content: '// 2026\n', template: '{{header_path}}' },
+    ]);
     expect(plan.patches[0]?.text).toContain('+MetalStorageView');
   });
   it('gives the same input hash for the same inputs and a new one after an edit', () => {
     expect(buildPlan(inputs()).inputHash).toBe(buildPlan(inputs()).inputHash);
-    expect(buildPlan(inputs({ templates: [{ path: '{{header_path}}', content: 'x' }] })).inputHash).not.toBe(buildPlan(inputs()).inputHash);
+    expect(buildPlan(inputs({ templates: [{ path: '{{header_path}}', content: 'x' }] })).inputHash).not.toBe(
+      buildPlan(inputs()).inputHash,
+    );
   });
   it('refuses a template path that renders outside the checkout', () => {
-    expect(codeOf(() => buildPlan(inputs({ templates: [{ path: '../{{class_name}}.h', content: '' }] })))).toMatch(/^PATH_ESCAPES_CHECKOUT: templates\/\.\.\/\{\{class_name\}\}\.h/);
+    expect(codeOf(() => buildPlan(inputs({ templates: [{ path: '../{{class_name}}.h', content: '' }] })))).toMatch(
+      /^PATH_ESCAPES_CHECKOUT: templates\/\.\.\/\{\{class_name\}\}\.h/,
+    );
   });
   it('refuses a series entry without a file and a patch missing from the series', () => {
     expect(codeOf(() => buildPlan(inputs({ seriesText: '0001.patch\n0002.patch\n' })))).toMatch(/does not exist/);
@@ -118,31 +139,60 @@ describe('buildPlan', () => {
 });
 
 describe('diagnoseFile', () => {
-  const [file] = parsePatchFiles('diff --git a/x b/x\nindex abc1234..def5678 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n', 'p');
+  const [file] = parsePatchFiles(
+    'diff --git a/x b/x\nindex abc1234..def5678 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n',
+    'p',
+  );
   it('reads pre-image blobs', () => {
     expect(preImageBlobs('diff --git a/x b/x\nindex abc1234..def5678 100644\n').get('x')).toBe('abc1234');
   });
   it('classifies the four reasons', () => {
     const f = file!;
-    expect(diagnoseFile('p', f, { content: null, blob: null, reverseApplies: false }, 'abc1234')?.reason).toBe('file_missing');
-    expect(diagnoseFile('p', f, { content: 'one\n2\n', blob: 'fff', reverseApplies: true }, 'abc1234')?.reason).toBe('already_applied');
-    expect(diagnoseFile('p', f, { content: 'one\nthree\n', blob: 'abc1234ffff', reverseApplies: false }, 'abc1234')).toMatchObject({ reason: 'patch_changed', hunk: 1 });
-    expect(diagnoseFile('p', f, { content: 'one\nthree\n', blob: '999', reverseApplies: false }, 'abc1234')).toMatchObject({ reason: 'upstream_changed', hunk: 1, hunkHeader: '@@ -1,2 +1,2 @@' });
-    expect(diagnoseFile('p', f, { content: 'one\ntwo\n', blob: '999', reverseApplies: false }, 'abc1234')).toBeUndefined();
+    expect(diagnoseFile('p', f, { content: null, blob: null, reverseApplies: false }, 'abc1234')?.reason).toBe(
+      'file_missing',
+    );
+    expect(diagnoseFile('p', f, { content: 'one\n2\n', blob: 'fff', reverseApplies: true }, 'abc1234')?.reason).toBe(
+      'already_applied',
+    );
+    expect(
+      diagnoseFile('p', f, { content: 'one\nthree\n', blob: 'abc1234ffff', reverseApplies: false }, 'abc1234'),
+    ).toMatchObject({ reason: 'patch_changed', hunk: 1 });
+    expect(
+      diagnoseFile('p', f, { content: 'one\nthree\n', blob: '999', reverseApplies: false }, 'abc1234'),
+    ).toMatchObject({ reason: 'upstream_changed', hunk: 1, hunkHeader: '@@ -1,2 +1,2 @@' });
+    expect(
+      diagnoseFile('p', f, { content: 'one\ntwo\n', blob: '999', reverseApplies: false }, 'abc1234'),
+    ).toBeUndefined();
   });
   it('tells file_exists from already_applied for a patch that creates a file', () => {
-    const [created] = parsePatchFiles('diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+new\n', 'p');
-    expect(diagnoseFile('p', created!, { content: null, blob: null, reverseApplies: false }, undefined)).toBeUndefined();
-    expect(diagnoseFile('p', created!, { content: 'other\n', blob: '999', reverseApplies: false }, undefined)).toMatchObject({ reason: 'file_exists', file: 'n' });
-    expect(diagnoseFile('p', created!, { content: 'new\n', blob: '999', reverseApplies: true }, undefined)?.reason).toBe('already_applied');
+    const [created] = parsePatchFiles(
+      'diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+new\n',
+      'p',
+    );
+    expect(
+      diagnoseFile('p', created!, { content: null, blob: null, reverseApplies: false }, undefined),
+    ).toBeUndefined();
+    expect(
+      diagnoseFile('p', created!, { content: 'other\n', blob: '999', reverseApplies: false }, undefined),
+    ).toMatchObject({ reason: 'file_exists', file: 'n' });
+    expect(
+      diagnoseFile('p', created!, { content: 'new\n', blob: '999', reverseApplies: true }, undefined)?.reason,
+    ).toBe('already_applied');
   });
 });
 
 describe('chooseSource', () => {
   it('prefers the flag, then MLX_REPO, then the config URL', () => {
     expect(chooseSource('/m', '/e', 'https://u', '/').display).toBe('/m');
-    expect(chooseSource(undefined, 'rel', 'https://u', '/base')).toEqual({ kind: 'path', display: '/base/rel', location: 'file:///base/rel' });
-    expect(chooseSource(undefined, undefined, 'https://u/x.git', '/')).toMatchObject({ kind: 'url', location: 'https://u/x.git' });
+    expect(chooseSource(undefined, 'rel', 'https://u', '/base')).toEqual({
+      kind: 'path',
+      display: '/base/rel',
+      location: 'file:///base/rel',
+    });
+    expect(chooseSource(undefined, undefined, 'https://u/x.git', '/')).toMatchObject({
+      kind: 'url',
+      location: 'https://u/x.git',
+    });
     expect(chooseSource('git@github.com:me/mlx.git', undefined, 'x', '/').kind).toBe('url');
   });
 });
@@ -152,6 +202,8 @@ describe('schema/config.schema.json', () => {
     const { readFileSync } = await import('node:fs');
     const { configJsonSchema } = await import('../../scripts/gen-schema.mjs');
     const { ConfigSchema } = await import('../../src/core/config.js');
-    expect(readFileSync(new URL('../../schema/config.schema.json', import.meta.url), 'utf8')).toBe(configJsonSchema(ConfigSchema));
+    expect(readFileSync(new URL('../../schema/config.schema.json', import.meta.url), 'utf8')).toBe(
+      configJsonSchema(ConfigSchema),
+    );
   });
 });

@@ -32,35 +32,63 @@ describe('parseSphinxWarnings', () => {
       '.. code-block:: C++',
       '   :bogus:',
       `${SRC}/dev/extensions.rst: WARNING: document isn't included in any toctree`,
-      'WARNING: html_static_path entry \'_static\' does not exist',
+      "WARNING: html_static_path entry '_static' does not exist",
       `${SRC}/dev/extensions.rst:3: SEVERE: Problems with "include" directive path:`,
       `InputError: [Errno 2] No such file or directory: '${SRC}/dev/other.rst'.`,
       `${SRC}/dev/extensions.rst:45: WARNING: undefined label: 'cpp_ops'`,
     ].join('\n');
     expect(parseSphinxWarnings(text, SRC, 'docs/src')).toEqual([
       { file: 'docs/src/dev/extensions.rst', line: 914, level: 'ERROR', message: 'Unknown directive type "foo".' },
-      { file: 'docs/src/dev/extensions.rst', line: 918, level: 'ERROR', message: 'Error in "code-block" directive: unknown option: "bogus".' },
-      { file: 'docs/src/dev/extensions.rst', line: null, level: 'WARNING', message: "document isn't included in any toctree" },
+      {
+        file: 'docs/src/dev/extensions.rst',
+        line: 918,
+        level: 'ERROR',
+        message: 'Error in "code-block" directive: unknown option: "bogus".',
+      },
+      {
+        file: 'docs/src/dev/extensions.rst',
+        line: null,
+        level: 'WARNING',
+        message: "document isn't included in any toctree",
+      },
       { file: null, line: null, level: 'WARNING', message: "html_static_path entry '_static' does not exist" },
-      { file: 'docs/src/dev/extensions.rst', line: 3, level: 'SEVERE', message: `Problems with "include" directive path: InputError: [Errno 2] No such file or directory: 'docs/src/dev/other.rst'.` },
+      {
+        file: 'docs/src/dev/extensions.rst',
+        line: 3,
+        level: 'SEVERE',
+        message: `Problems with "include" directive path: InputError: [Errno 2] No such file or directory: 'docs/src/dev/other.rst'.`,
+      },
       { file: 'docs/src/dev/extensions.rst', line: 45, level: 'WARNING', message: "undefined label: 'cpp_ops'" },
     ]);
   });
 
   it('maps a page built at the top of the tree to a checkout path without a folder', () => {
-    expect(parseSphinxWarnings(`${SRC}/README.rst:2: WARNING: x`, SRC, '')).toEqual([{ file: 'README.rst', line: 2, level: 'WARNING', message: 'x' }]);
+    expect(parseSphinxWarnings(`${SRC}/README.rst:2: WARNING: x`, SRC, '')).toEqual([
+      { file: 'README.rst', line: 2, level: 'WARNING', message: 'x' },
+    ]);
   });
 });
 
 describe('newWarnings', () => {
-  const w = (line: number | null, message: string, level = 'WARNING'): SphinxWarning => ({ file: 'p.rst', line, level, message });
+  const w = (line: number | null, message: string, level = 'WARNING'): SphinxWarning => ({
+    file: 'p.rst',
+    line,
+    level,
+    message,
+  });
 
   it('matches by message and count, not by line', () => {
     const baseline = [w(45, "undefined label: 'ops'"), w(100, 'Title underline too short.')];
     // The patch shifts both down by 20 lines and adds nothing new.
-    expect(newWarnings(baseline, [w(65, "undefined label: 'ops'"), w(120, 'Title underline too short.')], () => false)).toEqual([]);
+    expect(
+      newWarnings(baseline, [w(65, "undefined label: 'ops'"), w(120, 'Title underline too short.')], () => false),
+    ).toEqual([]);
     // A second short underline is new even though the message is old.
-    const patched = [w(65, "undefined label: 'ops'"), w(80, 'Title underline too short.'), w(120, 'Title underline too short.')];
+    const patched = [
+      w(65, "undefined label: 'ops'"),
+      w(80, 'Title underline too short.'),
+      w(120, 'Title underline too short.'),
+    ];
     expect(newWarnings(baseline, patched, (x) => x.line === 80)).toEqual([w(80, 'Title underline too short.')]);
   });
 
@@ -72,7 +100,13 @@ describe('newWarnings', () => {
   });
 
   it('counts a repeat at the same place once, and tells levels apart', () => {
-    expect(newWarnings([w(5, 'Title underline too short.'), w(5, 'Title underline too short.')], [w(9, 'Title underline too short.'), w(9, 'Title underline too short.')], () => true)).toEqual([]);
+    expect(
+      newWarnings(
+        [w(5, 'Title underline too short.'), w(5, 'Title underline too short.')],
+        [w(9, 'Title underline too short.'), w(9, 'Title underline too short.')],
+        () => true,
+      ),
+    ).toEqual([]);
     expect(newWarnings([w(5, 'm', 'WARNING')], [w(5, 'm', 'ERROR')], () => false)).toEqual([w(5, 'm', 'ERROR')]);
   });
 });
@@ -145,7 +179,9 @@ describe('line origins', () => {
       origins,
     );
     expect(describeWarning(onSeries!)).toBe('p.rst:2 (patches/a.patch:8): ERROR: a');
-    expect(describeWarning(onMlx!)).toBe("p.rst:3 (MLX's line 2, below patches/a.patch:8): CRITICAL: Title level inconsistent:");
+    expect(describeWarning(onMlx!)).toBe(
+      "p.rst:3 (MLX's line 2, below patches/a.patch:8): CRITICAL: Title level inconsistent:",
+    );
     expect(elsewhere).toMatchObject({ origin: null, near: null });
     expect(describeWarning(elsewhere!)).toBe('q.rst:2: ERROR: c');
   });
@@ -169,11 +205,21 @@ describe('docs root and configuration', () => {
 });
 
 describe('docsCheckResult', () => {
-  const file = { path: 'docs/src/dev/extensions.rst', origins: ['patches/0004.patch'], baseline: 2, patched: 2, newWarnings: [], failure: null };
+  const file = {
+    path: 'docs/src/dev/extensions.rst',
+    origins: ['patches/0004.patch'],
+    baseline: 2,
+    patched: 2,
+    newWarnings: [],
+    failure: null,
+  };
   const sphinx = { command: 'sphinx-build', version: '5.3.0' };
 
   it('passes with no pages, and says what it did not count', () => {
-    expect(docsCheckResult({ sphinx: null, reason: null, files: [] })).toMatchObject({ status: 'pass', detail: 'no .rst files in the PR' });
+    expect(docsCheckResult({ sphinx: null, reason: null, files: [] })).toMatchObject({
+      status: 'pass',
+      detail: 'no .rst files in the PR',
+    });
     const ok = docsCheckResult({ sphinx, reason: null, files: [file] });
     expect(ok.status).toBe('pass');
     expect(ok.detail).toContain('sphinx-build 5.3.0 (dummy builder, minimal configuration');
@@ -181,7 +227,11 @@ describe('docsCheckResult', () => {
   });
 
   it('is not checked, and required, without Sphinx', () => {
-    const report: DocsReport = { sphinx: null, reason: 'sphinx-build not found', files: [{ ...file, baseline: null, patched: null }] };
+    const report: DocsReport = {
+      sphinx: null,
+      reason: 'sphinx-build not found',
+      files: [{ ...file, baseline: null, patched: null }],
+    };
     expect(docsCheckResult(report)).toEqual({
       id: 'docs',
       title: 'Docs build (Sphinx)',
@@ -193,10 +243,21 @@ describe('docsCheckResult', () => {
   });
 
   it('fails on a new warning or a failed build', () => {
-    const warning = { file: file.path, line: 830, level: 'ERROR', message: 'Unknown directive type "x".', origin: { kind: 'series' as const, file: 'patches/0004.patch', line: 12 }, near: null };
+    const warning = {
+      file: file.path,
+      line: 830,
+      level: 'ERROR',
+      message: 'Unknown directive type "x".',
+      origin: { kind: 'series' as const, file: 'patches/0004.patch', line: 12 },
+      near: null,
+    };
     const failed = docsCheckResult({ sphinx, reason: null, files: [{ ...file, newWarnings: [warning] }] });
     expect(failed).toMatchObject({ status: 'fail', required: true });
-    expect(failed.detail).toBe('1 new Sphinx warning(s): docs/src/dev/extensions.rst:830 (patches/0004.patch:12): ERROR: Unknown directive type "x".');
-    expect(docsCheckResult({ sphinx, reason: null, files: [{ ...file, failure: 'sphinx-build exited with 2: boom' }] })).toMatchObject({ status: 'fail', detail: `${file.path}: sphinx-build exited with 2: boom` });
+    expect(failed.detail).toBe(
+      '1 new Sphinx warning(s): docs/src/dev/extensions.rst:830 (patches/0004.patch:12): ERROR: Unknown directive type "x".',
+    );
+    expect(
+      docsCheckResult({ sphinx, reason: null, files: [{ ...file, failure: 'sphinx-build exited with 2: boom' }] }),
+    ).toMatchObject({ status: 'fail', detail: `${file.path}: sphinx-build exited with 2: boom` });
   });
 });

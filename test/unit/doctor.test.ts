@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/core/checks.js';
 import { askedCommands, doctorReport } from '../../src/core/doctor.js';
 
-const check = (id: string, status: CheckResult['status'], title = id): CheckResult => ({ id, title, status, detail: `${id} detail`, fix: `fix ${id}`, required: true });
+const check = (id: string, status: CheckResult['status'], title = id): CheckResult => ({
+  id,
+  title,
+  status,
+  detail: `${id} detail`,
+  fix: `fix ${id}`,
+  required: true,
+});
 
 describe('doctor report (pure part)', () => {
   it('takes the named commands in report order, maps status and reset to apply, and all when none is named', () => {
@@ -58,7 +65,12 @@ describe('doctor report (pure part)', () => {
     expect(report.ready).toBe(false);
     expect(report.commands).toEqual([
       { command: 'format', ready: true, missing: [], optionalMissing: ['cmake-format'] },
-      { command: 'verify', ready: false, missing: ['cmake-format', 'sphinx'], optionalMissing: ['ninja', 'metal-clang', 'metal-libcxx'] },
+      {
+        command: 'verify',
+        ready: false,
+        missing: ['cmake-format', 'sphinx'],
+        optionalMissing: ['ninja', 'metal-clang', 'metal-libcxx'],
+      },
     ]);
     expect(report.checks.find((c) => c.id === 'metal-clang')?.required).toBe(false);
     expect(report.checks.find((c) => c.id === 'cmake-format')?.required).toBe(true);

@@ -15,11 +15,9 @@ const render = (lines: string[]) => renderString(lines.join('\n'), variables, 't
 describe('file selection', () => {
   it('picks the files MLX pre-commit formats', () => {
     expect(['a.h', 'b.cpp', 'c.hpp', 'd.cc', 'e.cpp.in'].filter(isCppFile)).toEqual(['a.h', 'b.cpp']);
-    expect(['CMakeLists.txt', 'mlx/CMakeLists.txt', 'cmake/x.cmake', 'CMakeLists.txt.bak'].filter(isCMakeFile)).toEqual([
-      'CMakeLists.txt',
-      'mlx/CMakeLists.txt',
-      'cmake/x.cmake',
-    ]);
+    expect(['CMakeLists.txt', 'mlx/CMakeLists.txt', 'cmake/x.cmake', 'CMakeLists.txt.bak'].filter(isCMakeFile)).toEqual(
+      ['CMakeLists.txt', 'mlx/CMakeLists.txt', 'cmake/x.cmake'],
+    );
   });
 
   it('uses the nearest .clang-format, as --style=file does', () => {
@@ -31,7 +29,8 @@ describe('file selection', () => {
   });
 
   it('reads the pinned tool versions from .pre-commit-config.yaml', () => {
-    const text = '-   repo: https://github.com/pre-commit/mirrors-clang-format\n    rev: v21.1.8\n- repo: https://github.com/cheshirekow/cmake-format-precommit\n  rev: v0.6.13\n';
+    const text =
+      '-   repo: https://github.com/pre-commit/mirrors-clang-format\n    rev: v21.1.8\n- repo: https://github.com/cheshirekow/cmake-format-precommit\n  rev: v0.6.13\n';
     expect(preCommitPins(text)).toEqual({ clangFormat: '21.1.8', cmakeFormat: '0.6.13' });
     expect(preCommitPins('')).toEqual({ clangFormat: null, cmakeFormat: null });
   });
@@ -39,7 +38,11 @@ describe('file selection', () => {
 
 describe('mapFormattedBack', () => {
   it('keeps placeholders through rewrapping, and maps an added namespace comment', () => {
-    const raw = ['namespace {{namespace}} {', '{{status_enum}} {{try_export_function}}(const {{class_name}}& view, {{options_struct}} options, int extra_argument);', '}'];
+    const raw = [
+      'namespace {{namespace}} {',
+      '{{status_enum}} {{try_export_function}}(const {{class_name}}& view, {{options_struct}} options, int extra_argument);',
+      '}',
+    ];
     const formatted = [
       'namespace mlx::core::metal {',
       'StorageExportStatus try_export_metal_storage(',
@@ -60,7 +63,12 @@ describe('mapFormattedBack', () => {
 
   it('keeps literal text literal when the counts match, in token order', () => {
     const raw = ['// MetalStorageView is the name of {{class_name}}.', 'class {{class_name}} {  int  x; };'];
-    const formatted = ['// MetalStorageView is the name of MetalStorageView.', 'class MetalStorageView {', '  int x;', '};'];
+    const formatted = [
+      '// MetalStorageView is the name of MetalStorageView.',
+      'class MetalStorageView {',
+      '  int x;',
+      '};',
+    ];
     expect(mapFormattedBack(raw, render(raw), formatted, variables, 't')).toEqual([
       '// MetalStorageView is the name of {{class_name}}.',
       'class {{class_name}} {',
@@ -72,12 +80,21 @@ describe('mapFormattedBack', () => {
   it('follows include sorting, which reorders lines', () => {
     const raw = ['#include "{{header_include}}"', '#include <vector>', '#include "mlx/array.h"'];
     const formatted = ['#include <vector>', '#include "mlx/array.h"', '#include "mlx/backend/metal/storage_view.h"'];
-    expect(mapFormattedBack(raw, render(raw), formatted, variables, 't')).toEqual(['#include <vector>', '#include "mlx/array.h"', '#include "{{header_include}}"']);
+    expect(mapFormattedBack(raw, render(raw), formatted, variables, 't')).toEqual([
+      '#include <vector>',
+      '#include "mlx/array.h"',
+      '#include "{{header_include}}"',
+    ]);
   });
 
   it('refuses when an added occurrence could be the placeholder or the literal text', () => {
     const raw = ['// mlx::core::metal holds it', 'namespace {{namespace}} {', 'int  x;', '}'];
-    const formatted = ['// mlx::core::metal holds it', 'namespace mlx::core::metal {', 'int x;', '} // namespace mlx::core::metal'];
+    const formatted = [
+      '// mlx::core::metal holds it',
+      'namespace mlx::core::metal {',
+      'int x;',
+      '} // namespace mlx::core::metal',
+    ];
     let error: unknown;
     try {
       mapFormattedBack(raw, render(raw), formatted, variables, 'templates/x.h');

@@ -55,7 +55,9 @@ describe('invalid JSON in the config', () => {
 
 describe('template variables', () => {
   it('names the file and the line of an unknown variable', () => {
-    const error = errorOf(() => renderString('// one\n// two\n#include "{{header_file}}"\n', RFC_VARIABLES, 'templates/a.cpp'));
+    const error = errorOf(() =>
+      renderString('// one\n// two\n#include "{{header_file}}"\n', RFC_VARIABLES, 'templates/a.cpp'),
+    );
     expect(error.code).toBe('TEMPLATE_VARIABLE');
     expect(error.message).toMatch(/^templates\/a\.cpp:3: unknown template variable "header_file"/);
     expect(error.details).toMatchObject({ file: 'templates/a.cpp', line: 3, variable: 'header_file' });
@@ -63,8 +65,14 @@ describe('template variables', () => {
 });
 
 describe('a corrupt patch', () => {
-  const config = { upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' }, variables: RFC_VARIABLES, branch: 'b', build: { target: 't', testBinary: 't', cmakeArgs: [] } };
-  const planWith = (patch: string) => () => buildPlan({ config, templates: [], seriesText: '0001-x.patch\n', patches: new Map([['0001-x.patch', patch]]) });
+  const config = {
+    upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' },
+    variables: RFC_VARIABLES,
+    branch: 'b',
+    build: { target: 't', testBinary: 't', cmakeArgs: [] },
+  };
+  const planWith = (patch: string) => () =>
+    buildPlan({ config, templates: [], seriesText: '0001-x.patch\n', patches: new Map([['0001-x.patch', patch]]) });
 
   it('of random bytes is "not a unified diff", even when the bytes hold {{ or }}', () => {
     for (const seed of [1, 2, 3]) {

@@ -11,14 +11,20 @@ function importsOf(folder: string): Array<{ file: string; target: string }> {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
     .flatMap((file) =>
-      [...readFileSync(path.join(dir, file), 'utf8').matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'/gms)].map((m) => ({
-        file: `${folder}/${file}`,
-        target: path.relative(SRC, path.resolve(dir, m[1] as string)).split(path.sep).join('/'),
-      })),
+      [...readFileSync(path.join(dir, file), 'utf8').matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'/gms)].map(
+        (m) => ({
+          file: `${folder}/${file}`,
+          target: path
+            .relative(SRC, path.resolve(dir, m[1] as string))
+            .split(path.sep)
+            .join('/'),
+        }),
+      ),
     );
 }
 
-const into = (target: string, folders: readonly string[]) => folders.some((f) => target.startsWith(`${f}/`) || target === `${f}.js`);
+const into = (target: string, folders: readonly string[]) =>
+  folders.some((f) => target.startsWith(`${f}/`) || target === `${f}.js`);
 
 describe('layers', () => {
   it('ops/ and core/ import nothing from commands/ or cli/', () => {

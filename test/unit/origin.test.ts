@@ -49,7 +49,7 @@ describe('lineOrigin', () => {
     expect(lineOrigin(plan, 'src/f.cpp', 9)).toBe('patches/0001-first.patch:13');
   });
 
-  it('says nothing for MLX\'s own lines, in and between hunks', () => {
+  it("says nothing for MLX's own lines, in and between hunks", () => {
     for (const line of [1, 4, 5, 6, 7, 8]) expect(lineOrigin(plan, 'src/f.cpp', line)).toBeNull();
     expect(lineOrigin(plan, 'src/other.cpp', 2)).toBeNull();
   });

@@ -9,7 +9,10 @@ import { FIXTURES } from '../support/repos.js';
 
 // A copy of the templates the package ships in pr/. The user writes over pr/ (the README says so),
 // so tests never read it.
-const shipped = (name: string): PolicyFile => ({ path: `pr/${name}`, text: readFileSync(path.join(FIXTURES, 'pr', name), 'utf8') });
+const shipped = (name: string): PolicyFile => ({
+  path: `pr/${name}`,
+  text: readFileSync(path.join(FIXTURES, 'pr', name), 'utf8'),
+});
 const byId = (files: PolicyFile[]) => Object.fromEntries(policyChecks(files).map((c) => [c.id, c]));
 
 const written = `## Proposed changes
@@ -21,13 +24,22 @@ Adds a read-only view of the Metal buffer behind an evaluated array.
 - ☑️ I understand it is strictly prohibited to use AI to write PR description
 - AI usage disclosure: I used an assistant to draft the test scaffolding and reviewed every line.
 `;
-const message: PolicyFile = { path: 'pr/commit-message.txt', text: 'Add Metal storage export view\n\nLets extensions borrow the MTL::Buffer of an array.\n' };
+const message: PolicyFile = {
+  path: 'pr/commit-message.txt',
+  text: 'Add Metal storage export view\n\nLets extensions borrow the MTL::Buffer of an array.\n',
+};
 
 describe('PR policy checks', () => {
   it('fail on the templates as shipped and name every placeholder by file and line', () => {
     const files = [shipped('description.md'), shipped('commit-message.txt')];
     const places = findPlaceholders(files).map((p) => `${p.path}:${p.line}`);
-    expect(places).toEqual(['pr/description.md:3', 'pr/description.md:7', 'pr/description.md:12', 'pr/commit-message.txt:1', 'pr/commit-message.txt:3']);
+    expect(places).toEqual([
+      'pr/description.md:3',
+      'pr/description.md:7',
+      'pr/description.md:12',
+      'pr/commit-message.txt:1',
+      'pr/commit-message.txt:3',
+    ]);
     const checks = byId(files);
     expect(checks['pr-placeholders']).toMatchObject({ status: 'fail', required: true });
     expect(checks['pr-placeholders']?.detail).toContain('pr/description.md:3');
@@ -36,27 +48,39 @@ describe('PR policy checks', () => {
 
   it('pass once the user wrote the text, including the disclosure', () => {
     const checks = byId([{ path: 'pr/description.md', text: written }, message]);
-    expect(Object.values(checks).map((c) => `${c.id}:${c.status}`)).toEqual(['pr-files:pass', 'pr-placeholders:pass', 'pr-ai-disclosure:pass']);
+    expect(Object.values(checks).map((c) => `${c.id}:${c.status}`)).toEqual([
+      'pr-files:pass',
+      'pr-placeholders:pass',
+      'pr-ai-disclosure:pass',
+    ]);
   });
 
-  it('fail without a disclosure, even when MLX\'s acknowledgement line is kept', () => {
+  it("fail without a disclosure, even when MLX's acknowledgement line is kept", () => {
     const text = written.replace(/- AI usage disclosure:.*\n/, '- AI usage disclosure:\n');
     expect(byId([{ path: 'pr/description.md', text }, message])['pr-ai-disclosure']?.status).toBe('fail');
     const noSection = '## Proposed changes\n\nAdds a view.\n';
-    expect(byId([{ path: 'pr/description.md', text: noSection }, message])['pr-ai-disclosure']).toMatchObject({ status: 'fail', required: true });
+    expect(byId([{ path: 'pr/description.md', text: noSection }, message])['pr-ai-disclosure']).toMatchObject({
+      status: 'fail',
+      required: true,
+    });
   });
 
-  it('accept a disclosure heading with text under it, or MLX\'s template line alone', () => {
-    expect(disclosureText('# Title\n\n### Disclosure of AI use\n\nNone: written by hand.\n\n## Next\n\nmore').text).toBe('None: written by hand.');
+  it("accept a disclosure heading with text under it, or MLX's template line alone", () => {
+    expect(
+      disclosureText('# Title\n\n### Disclosure of AI use\n\nNone: written by hand.\n\n## Next\n\nmore').text,
+    ).toBe('None: written by hand.');
     expect(disclosureText('Adds a view.\n\n- AI usage disclosure: no AI was used.\n').text).toBe('no AI was used.');
     expect(disclosureText('## AI usage disclosure\n\n<!-- WRITE: how -->\n').text).toBe('');
   });
 
   it('fail when a file is missing or empty', () => {
     expect(byId([message])['pr-files']).toMatchObject({ status: 'fail', detail: 'missing pr/description.md' });
-    expect(byId([{ path: 'pr/description.md', text: written }, { path: 'pr/commit-message.txt', text: '\n' }])['pr-placeholders']?.detail).toContain(
-      'no text yet in pr/commit-message.txt',
-    );
+    expect(
+      byId([
+        { path: 'pr/description.md', text: written },
+        { path: 'pr/commit-message.txt', text: '\n' },
+      ])['pr-placeholders']?.detail,
+    ).toContain('no text yet in pr/commit-message.txt');
   });
 
   it('never prints an ok line about the files that FAIL lines below it are about', () => {

@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 
 import { createProgress } from '../../src/adapters/progress.js';
 import { classify, isBlocking, summarize } from '../../src/core/baseline.js';
-import { closeCaseNames, doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult } from '../../src/core/doctest.js';
+import {
+  closeCaseNames,
+  doctestFilterEscape,
+  parseDoctestList,
+  parseDoctestXml,
+  type CaseResult,
+} from '../../src/core/doctest.js';
 import { planOffline, type OfflineProbe } from '../../src/core/offline.js';
 
 const XML = `<?xml version="1.0" encoding="UTF-8"?>
@@ -54,7 +60,9 @@ describe('parseDoctestXml', () => {
       ['test skipped', 'skipped'],
     ]);
     expect(run.cases[0]?.assertions).toEqual({ passed: 2, failed: 0 });
-    expect(run.cases[1]?.failures).toEqual([{ file: 'x.cpp', line: 9, message: 'CHECK_EQ( f(1), 3 ) with values 2, 3' }]);
+    expect(run.cases[1]?.failures).toEqual([
+      { file: 'x.cpp', line: 9, message: 'CHECK_EQ( f(1), 3 ) with values 2, 3' },
+    ]);
     expect(run.cases[2]?.failures).toEqual([{ file: 'y.cpp', line: 1, message: 'exception: [load] bad <file>' }]);
   });
   it('marks the case that was running when the output stopped as crashed', () => {
@@ -65,7 +73,9 @@ describe('parseDoctestXml', () => {
     expect(run.cases.at(-1)).toMatchObject({ name: 'test throws', status: 'crashed' });
   });
   it('reads a reported crash', () => {
-    const run = parseDoctestXml('<doctest><TestSuite><TestCase name="c" filename="f" line="1"><Exception crash="true">SIGSEGV</Exception><OverallResultsAsserts successes="0" failures="0" test_case_success="false"/></TestCase></TestSuite><OverallResultsTestCases successes="0" failures="1"/></doctest>');
+    const run = parseDoctestXml(
+      '<doctest><TestSuite><TestCase name="c" filename="f" line="1"><Exception crash="true">SIGSEGV</Exception><OverallResultsAsserts successes="0" failures="0" test_case_success="false"/></TestCase></TestSuite><OverallResultsTestCases successes="0" failures="1"/></doctest>',
+    );
     expect(run.cases[0]).toMatchObject({ status: 'crashed', failures: [{ message: 'crash: SIGSEGV' }] });
   });
   it('escapes filter wildcards', () => {
@@ -73,11 +83,26 @@ describe('parseDoctestXml', () => {
   });
 });
 
-const kase = (name: string, status: CaseResult['status']): CaseResult => ({ name, file: 'f', line: 1, status, assertions: { passed: 1, failed: status === 'failed' ? 1 : 0 }, failures: [] });
+const kase = (name: string, status: CaseResult['status']): CaseResult => ({
+  name,
+  file: 'f',
+  line: 1,
+  status,
+  assertions: { passed: 1, failed: status === 'failed' ? 1 : 0 },
+  failures: [],
+});
 
 describe('classify', () => {
   const baseline = [kase('a', 'passed'), kase('b', 'failed'), kase('c', 'failed'), kase('d', 'passed')];
-  const patched = [kase('a', 'failed'), kase('b', 'failed'), kase('c', 'passed'), kase('d', 'passed'), kase('n1', 'passed'), kase('n2', 'crashed'), kase('s', 'skipped')];
+  const patched = [
+    kase('a', 'failed'),
+    kase('b', 'failed'),
+    kase('c', 'passed'),
+    kase('d', 'passed'),
+    kase('n1', 'passed'),
+    kase('n2', 'crashed'),
+    kase('s', 'skipped'),
+  ];
   it('sorts every case against the baseline', () => {
     const result = classify(patched, baseline);
     expect(Object.fromEntries(result.map((c) => [c.name, c.classification]))).toEqual({
@@ -90,7 +115,13 @@ describe('classify', () => {
       s: 'skipped',
     });
     expect(result.filter(isBlocking).map((c) => c.name)).toEqual(['a', 'n2']);
-    expect(summarize(result)).toMatchObject({ cases: 7, passed: 3, failed: 3, skipped: 1, byClass: { 'new-failure': 1, fixed: 1 } });
+    expect(summarize(result)).toMatchObject({
+      cases: 7,
+      passed: 3,
+      failed: 3,
+      skipped: 1,
+      byClass: { 'new-failure': 1, fixed: 1 },
+    });
   });
   it('without a baseline counts every failure as new', () => {
     expect(classify([kase('b', 'failed')], null)[0]?.classification).toBe('new-failure');
@@ -121,7 +152,9 @@ describe('planOffline', () => {
   it('prefers --deps-dir folders, including gguflib', () => {
     const plan = planOffline(probe({ depsDir: '/d', depsDirHas: new Set(['fmt', 'gguflib']) }));
     expect(plan.deps.find((d) => d.dep === 'fmt')?.cmakeArgs).toEqual(['-DFETCHCONTENT_SOURCE_DIR_FMT=/d/fmt']);
-    expect(plan.deps.find((d) => d.dep === 'gguflib')?.cmakeArgs).toEqual(['-DFETCHCONTENT_SOURCE_DIR_GGUFLIB=/d/gguflib']);
+    expect(plan.deps.find((d) => d.dep === 'gguflib')?.cmakeArgs).toEqual([
+      '-DFETCHCONTENT_SOURCE_DIR_GGUFLIB=/d/gguflib',
+    ]);
   });
   it('names what is missing and how to get it', () => {
     const plan = planOffline(probe({ system: { nlohmannJson: false, doctest: true, fmt: false }, platform: 'darwin' }));
@@ -163,8 +196,17 @@ describe('doctest case names', () => {
   });
 
   it('finds names close to a filter that matched nothing: shared words, typos, camel case', () => {
-    const names = ['test add', 'test known failure', 'test MetalStorageView adds', 'test metal storage export status', 'test arange'];
-    expect(closeCaseNames('*storge view*', names)).toEqual(['test MetalStorageView adds', 'test metal storage export status']);
+    const names = [
+      'test add',
+      'test known failure',
+      'test MetalStorageView adds',
+      'test metal storage export status',
+      'test arange',
+    ];
+    expect(closeCaseNames('*storge view*', names)).toEqual([
+      'test MetalStorageView adds',
+      'test metal storage export status',
+    ]);
     expect(closeCaseNames('*matrix*', names)).toEqual([]);
     expect(closeCaseNames('*unknown*', names)).toEqual(['test known failure']);
     expect(closeCaseNames('*', names)).toEqual([]);

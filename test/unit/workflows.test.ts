@@ -8,8 +8,19 @@ import { parse } from 'yaml';
 import { describeName, mlxRepo } from '../support/mlx.js';
 import { REPO_ROOT } from '../support/repos.js';
 
-type Step = { name?: string; id?: string; uses?: string; run?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, unknown> } & Record<string, unknown>;
-type Job = { steps: Step[]; strategy?: { matrix: Record<string, unknown> }; env?: Record<string, unknown> } & Record<string, unknown>;
+type Step = {
+  name?: string;
+  id?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+} & Record<string, unknown>;
+type Job = { steps: Step[]; strategy?: { matrix: Record<string, unknown> }; env?: Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
 type Workflow = { on: Record<string, unknown>; jobs: Record<string, Job> } & Record<string, unknown>;
 
 const GITHUB = path.join(REPO_ROOT, '.github');
@@ -43,7 +54,8 @@ describe.each(files)('workflow %s', (file) => {
   it('lets no job or step continue on error, so a failed build fails the run', () => {
     for (const [id, job] of Object.entries(wf.jobs)) {
       expect(job, id).not.toHaveProperty('continue-on-error');
-      for (const step of job.steps) expect(step, `${id}: ${step.name ?? step.uses ?? step.run}`).not.toHaveProperty('continue-on-error');
+      for (const step of job.steps)
+        expect(step, `${id}: ${step.name ?? step.uses ?? step.run}`).not.toHaveProperty('continue-on-error');
     }
   });
 
@@ -84,7 +96,11 @@ describe.each(files)('workflow %s', (file) => {
   });
 
   it('names only runner labels that actionlint knows or that .github/actionlint.yaml declares', () => {
-    const declared = (parse(readFileSync(path.join(GITHUB, 'actionlint.yaml'), 'utf8')) as { 'self-hosted-runner': { labels: string[] } })['self-hosted-runner'].labels;
+    const declared = (
+      parse(readFileSync(path.join(GITHUB, 'actionlint.yaml'), 'utf8')) as {
+        'self-hosted-runner': { labels: string[] };
+      }
+    )['self-hosted-runner'].labels;
     for (const job of Object.values(wf.jobs)) {
       const label = String(job['runs-on']);
       if (!/^(ubuntu-(22|24)\.04|macos-1[45])$/.test(label)) expect(declared, label).toContain(label);
@@ -104,7 +120,9 @@ describe('ci.yml', () => {
   it('restores ccache in every job that builds MLX, before the build', () => {
     for (const id of ['mlx-linux', 'mlx-linux-shared', 'macos']) {
       const ccache = job(id).steps.findIndex((s) => s.uses?.startsWith('hendrikmuhs/ccache-action@') === true);
-      const build = job(id).steps.findIndex((s) => /mlx-storage-pr (test|verify)|vitest run test\/e2e/.test(s.run ?? ''));
+      const build = job(id).steps.findIndex((s) =>
+        /mlx-storage-pr (test|verify)|vitest run test\/e2e/.test(s.run ?? ''),
+      );
       expect(ccache, id).toBeGreaterThanOrEqual(0);
       expect(build, id).toBeGreaterThan(ccache);
     }
@@ -112,7 +130,9 @@ describe('ci.yml', () => {
 
   it('runs .ci/run (tests and workflow lint) on Node 20, 22 and 24', () => {
     expect(job('tool-tests').strategy?.matrix['node']).toEqual([20, 22, 24]);
-    expect(step('tool-tests', (s) => s.uses?.startsWith('actions/setup-node') === true).with?.['node-version']).toBe('${{ matrix.node }}');
+    expect(step('tool-tests', (s) => s.uses?.startsWith('actions/setup-node') === true).with?.['node-version']).toBe(
+      '${{ matrix.node }}',
+    );
     expect(step('tool-tests', (s) => s.run !== undefined && s.run.includes('.ci/run')).run).toBe('bash .ci/run');
     const ciRun = readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
     expect(ciRun).toMatch(/^npm run lint:workflows -- --require-shellcheck$/m);
@@ -122,7 +142,17 @@ describe('ci.yml', () => {
   it('runs the e2e tests on the real MLX one file at a time, then verify without the PR text, and keeps the logs of a failure', () => {
     const linux = job('mlx-linux');
     const text = linux.steps.map((s) => s.run ?? '').join('\n');
-    for (const pkg of ['nlohmann-json3-dev', 'libfmt-dev', 'libopenblas-dev', 'liblapacke-dev', 'doctest-dev', 'clang-19', 'libc++-19-dev', 'cmake-format']) expect(text).toContain(pkg);
+    for (const pkg of [
+      'nlohmann-json3-dev',
+      'libfmt-dev',
+      'libopenblas-dev',
+      'liblapacke-dev',
+      'doctest-dev',
+      'clang-19',
+      'libc++-19-dev',
+      'cmake-format',
+    ])
+      expect(text).toContain(pkg);
     expect(text).toMatch(/fetch --depth 1 https:\/\/github\.com\/ml-explore\/mlx\.git "\$PIN:refs\/heads\/pinned"/);
     expect(text).toMatch(/echo "MLX_REPO=/);
     expect(text).toMatch(/echo "METAL_CPP_DIR=/);
@@ -145,7 +175,9 @@ describe('ci.yml', () => {
     const mac = job('macos');
     expect(mac['runs-on']).toBe('macos-26');
     expect(mac.env?.['HOMEBREW_NO_AUTO_UPDATE']).toBe(1);
-    expect(step('macos', (s) => s.run?.startsWith('brew install') === true).run).toBe('brew install doctest ninja ccache');
+    expect(step('macos', (s) => s.run?.startsWith('brew install') === true).run).toBe(
+      'brew install doctest ninja ccache',
+    );
     const toolchain = step('macos', (s) => s.name === 'Metal toolchain').run ?? '';
     expect(toolchain).toContain('if ! xcrun -sdk macosx metal --version; then');
     expect(toolchain).toContain('xcodebuild -downloadComponent MetalToolchain');
@@ -156,7 +188,9 @@ describe('ci.yml', () => {
   it('macOS: the Metal build runs the storage cases with DEVICE=cpu and fails the job when it fails', () => {
     const metal = step('macos', (s) => s.id === 'metal');
     expect(metal.env).toEqual({ DEVICE: 'cpu' });
-    expect(metal.run).toContain('npx mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"');
+    expect(metal.run).toContain(
+      'npx mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"',
+    );
     const summary = step('macos', (s) => s.name === 'Job summary').run ?? '';
     expect(summary).toContain('metal::is_available()\\` stays true');
     expect(summary).toContain('no GPU kernel ran');
@@ -173,16 +207,29 @@ describe('ci.yml', () => {
 });
 
 const mlx = mlxRepo();
-const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mlx-storage-pr.config.json'), 'utf8')) as { upstream: { commit: string } };
-const atPin = (file: string) => execFileSync('git', ['-C', mlx.repo as string, 'show', `${config.upstream.commit}:${file}`], { encoding: 'utf8' });
+const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mlx-storage-pr.config.json'), 'utf8')) as {
+  upstream: { commit: string };
+};
+const atPin = (file: string) =>
+  execFileSync('git', ['-C', mlx.repo as string, 'show', `${config.upstream.commit}:${file}`], { encoding: 'utf8' });
 
 describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against MLX's CI at the pinned commit"), () => {
-  const macMatrix = () => (load('ci.yml').jobs['macos']?.strategy?.matrix ?? {}) as { target?: string[]; toolkit?: string[]; include?: Array<{ toolkit: string; 'cmake-args': string }> };
-  const argsOf = (toolkit: string) => (macMatrix().include?.find((i) => i.toolkit === toolkit)?.['cmake-args'] ?? '').split(/\s+/).filter(Boolean);
+  const macMatrix = () =>
+    (load('ci.yml').jobs['macos']?.strategy?.matrix ?? {}) as {
+      target?: string[];
+      toolkit?: string[];
+      include?: Array<{ toolkit: string; 'cmake-args': string }>;
+    };
+  const argsOf = (toolkit: string) =>
+    (macMatrix().include?.find((i) => i.toolkit === toolkit)?.['cmake-args'] ?? '').split(/\s+/).filter(Boolean);
   const setup = () => atPin('.github/actions/setup/action.yml');
 
   it('builds for the oldest and newest deployment target of MLX mac_build', () => {
-    const upstream = (parse(atPin('.github/workflows/build_and_test.yml')) as { jobs: { mac_build: { strategy: { matrix: { 'macos-target': string[] } } } } }).jobs.mac_build.strategy.matrix['macos-target'];
+    const upstream = (
+      parse(atPin('.github/workflows/build_and_test.yml')) as {
+        jobs: { mac_build: { strategy: { matrix: { 'macos-target': string[] } } } };
+      }
+    ).jobs.mac_build.strategy.matrix['macos-target'];
     const sorted = [...upstream].sort((a, b) => Number(a) - Number(b));
     expect(macMatrix().target).toEqual([sorted[0], sorted[sorted.length - 1]]);
     expect(macMatrix().toolkit).toEqual(['cpu', 'metal', 'jit']);
@@ -192,7 +239,10 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against M
     const text = setup();
     const jit = /toolkit == 'jit' \}\} ; then\s+cmakeArgs\+=\(([^)]*)\)/.exec(text)?.[1];
     expect(jit).toBeDefined();
-    const upstreamJit = ['-DMLX_BUILD_METAL=ON', ...[...(jit as string).matchAll(/"([^"]+)"/g)].map((m) => m[1] as string)];
+    const upstreamJit = [
+      '-DMLX_BUILD_METAL=ON',
+      ...[...(jit as string).matchAll(/"([^"]+)"/g)].map((m) => m[1] as string),
+    ];
     expect(argsOf('jit').sort()).toEqual(upstreamJit.sort());
     expect(text).toContain('cmakeArgs+=("-DMLX_BUILD_METAL=OFF")');
     expect(argsOf('cpu')).toEqual(['-DMLX_BUILD_METAL=OFF']);
@@ -202,7 +252,11 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against M
 
 describe('dependabot.yml', () => {
   it('keeps the GitHub Actions up to date', () => {
-    const config = parse(readFileSync(path.join(GITHUB, 'dependabot.yml'), 'utf8')) as { updates: Array<{ 'package-ecosystem': string; directory: string }> };
-    expect(config.updates).toContainEqual(expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }));
+    const config = parse(readFileSync(path.join(GITHUB, 'dependabot.yml'), 'utf8')) as {
+      updates: Array<{ 'package-ecosystem': string; directory: string }>;
+    };
+    expect(config.updates).toContainEqual(
+      expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }),
+    );
   });
 });

@@ -125,24 +125,7 @@ export async function runCli(
 
 /** Runs the built CLI as a separate process. */
 export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        resolve({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined });
-      } catch {
-        reject(new Error(`exit ${code}: no JSON on stdout; stderr:\n${stderr}`));
-      }
-    });
-  });
+  return spawnCliAs([], args, options);
 }
 
 /** HEAD, index, status and every file's content: equal snapshots mean nothing changed. */

@@ -41,4 +41,16 @@ describe('layers', () => {
     const upward = importsOf('adapters').filter((i) => into(i.target, ['ops', 'commands', 'cli']));
     expect(upward).toEqual([]);
   });
+
+  it('core/ does no I/O: no file, process or network module, no process.env or process.cwd()', () => {
+    const dir = path.join(SRC, 'core');
+    const io = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) =>
+        /from '(node:)?(fs|fs\/promises|child_process|net|http|https)'|from 'execa'|process\.(env|cwd)\b/.test(
+          readFileSync(path.join(dir, f), 'utf8'),
+        ),
+      );
+    expect(io).toEqual([]);
+  });
 });

@@ -12,6 +12,8 @@ export interface ApplySeriesOptions {
   dryRun?: boolean | undefined;
   force?: boolean | undefined;
   threeWay?: boolean | undefined;
+  /** The caller already holds the workdir lock (for example `format --fix` around its rewrite and this apply). */
+  lockHeld?: boolean | undefined;
 }
 
 export type ApplyStatus = 'applied' | 'already-applied' | 'would-apply' | 'would-clone';
@@ -69,7 +71,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     return { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
   }
 
-  return withLock(ctx.workdir, 'apply', async () => {
+  const apply = async (): Promise<ApplyData> => {
     // A new checkout gets its files from the applied commit directly, written once.
     const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
     const paths = plannedPaths(plan);
@@ -151,5 +153,6 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     });
     if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
     return { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
-  });
+  };
+  return options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply);
 }

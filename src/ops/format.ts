@@ -7,6 +7,7 @@ import { diffArrays } from 'diff';
 import { loadClangFormat } from '../adapters/clang-format.js';
 import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
 import type { Git } from '../adapters/git.js';
+import { withLock } from '../adapters/lock.js';
 import { templateVariables } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins, unifiedDiff } from '../core/format.js';
@@ -359,9 +360,13 @@ export async function formatSeries(
 ): Promise<{ run: FormatRun; fixed: string[] }> {
   const run = await checkFormatting(ctx);
   if (!options.fix || run.fixable.length === 0) return { run, fixed: [] };
-  const fixed = await writeFormatFixes(ctx, run);
-  ctx.log.info(`Rewrote ${fixed.join(', ')}; applying the series again so the checkout matches.`);
-  await ctx.reloadProject();
-  await applySeries(ctx, {});
+  // The lock is taken before templates/ and patches/ are rewritten: a run that cannot apply writes nothing.
+  const fixed = await withLock(ctx.workdir, 'format', async () => {
+    const written = await writeFormatFixes(ctx, run);
+    ctx.log.info(`Rewrote ${written.join(', ')}; applying the series again so the checkout matches.`);
+    await ctx.reloadProject();
+    await applySeries(ctx, { lockHeld: true });
+    return written;
+  });
   return { run: await checkFormatting(ctx), fixed };
 }

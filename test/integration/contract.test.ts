@@ -2237,13 +2237,15 @@ describe.skipIf(!cmakeFormat)(
     `);
     });
 
-    it('format --fix while another run holds the workdir (6, LOCKED)', async () => {
+    it('format --fix while another run holds the workdir (6, LOCKED), leaving templates/ as they were', async () => {
       const header = path.join(project, 'templates', '{{header_path}}');
       writeFileSync(header, readFileSync(header, 'utf8').replace('class', 'class   '));
+      const before = readFileSync(header, 'utf8');
       const lock = path.join(project, '.work', '.lock');
       writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
       const out = await run(['format', '--fix']);
       rmSync(lock);
+      expect(readFileSync(header, 'utf8')).toBe(before);
       expect(out).toMatchInlineSnapshot(`
       {
         "code": 6,

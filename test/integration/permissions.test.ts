@@ -27,6 +27,20 @@ function readOnly(dir: string) {
   locked.push(dir);
 }
 
+/**
+ * A workdir with the series applied, then made read-only after a template changed, so that the next
+ * command needs to write there (new objects in the checkout's object store, the lock).
+ */
+async function readOnlyAppliedWorkdir(): Promise<string> {
+  const workdir = tempDir('msp-ro-');
+  if (!('skip' in runner)) runner.own(workdir);
+  expect((await run(['apply', '--workdir', workdir])).code).toBe(0);
+  const template = path.join(project, 'templates/mlx/backend/metal/storage_view.cpp');
+  writeFileSync(template, `${readFileSync(template, 'utf8')}// changed\n`);
+  readOnly(workdir);
+  return workdir;
+}
+
 beforeEach(() => {
   if ('skip' in runner) return;
   upstream = makeUpstream();
@@ -41,12 +55,7 @@ afterEach(() => {
 
 describe.skipIf('skip' in runner)(`permission errors${'skip' in runner ? ` (skipped: ${runner.skip})` : ''}`, () => {
   it('a read-only workdir is reported as a permission problem with its path, not as a held lock', async () => {
-    const workdir = tempDir('msp-ro-');
-    if (!('skip' in runner)) runner.own(workdir);
-    expect((await run(['apply', '--workdir', workdir])).code).toBe(0);
-    const template = path.join(project, 'templates/mlx/backend/metal/storage_view.cpp');
-    writeFileSync(template, `${readFileSync(template, 'utf8')}// changed\n`);
-    readOnly(workdir);
+    const workdir = await readOnlyAppliedWorkdir();
 
     const result = await run(['apply', '--workdir', workdir]);
     expect(result.code, result.stderr).toBe(10);
@@ -58,13 +67,7 @@ describe.skipIf('skip' in runner)(`permission errors${'skip' in runner ? ` (skip
   });
 
   it('status in a read-only workdir names the folder it cannot write', async () => {
-    const workdir = tempDir('msp-ro-');
-    if (!('skip' in runner)) runner.own(workdir);
-    expect((await run(['apply', '--workdir', workdir])).code).toBe(0);
-    // Comparing with a changed series needs new objects in the checkout's object store.
-    const template = path.join(project, 'templates/mlx/backend/metal/storage_view.cpp');
-    writeFileSync(template, `${readFileSync(template, 'utf8')}// changed\n`);
-    readOnly(workdir);
+    const workdir = await readOnlyAppliedWorkdir();
     const result = await run(['status', '--workdir', workdir]);
     expect(result.code, result.stderr).toBe(10);
     expect(result.json.error.code).toBe('PERMISSION_DENIED');

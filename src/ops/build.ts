@@ -188,7 +188,7 @@ export async function buildTarget(
 export async function runDoctest(
   spec: BuildSpec,
   log: Logger,
-  options: { filter?: string | undefined; sourceFile?: string | undefined },
+  options: { filter?: string | undefined; sourceFile?: string | undefined; timeoutMs?: number | undefined },
 ): Promise<DoctestRun & { crashes: string[] }> {
   const binary = path.join(spec.buildDir, spec.testBinary);
   const logs = logFiles(spec.buildDir, spec.logName);
@@ -205,7 +205,12 @@ export async function runDoctest(
     if (options.filter) args.push(`--test-case=${options.filter}`);
     if (options.sourceFile) args.push(`--source-file=${options.sourceFile}`);
     if (crashes.length) args.push(`--test-case-exclude=${crashes.map(doctestFilterEscape).join(',')}`);
-    const result = await runProcess(log, binary, args, { cwd: spec.buildDir, env: spec.env, logFile: logs.test });
+    const result = await runProcess(log, binary, args, {
+      cwd: spec.buildDir,
+      env: spec.env,
+      logFile: logs.test,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
     if (result.exitCode === null && result.signal === null) {
       throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, {
         hint: 'Check that the build produced the test binary.',

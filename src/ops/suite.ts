@@ -54,8 +54,13 @@ export interface TestData {
     failures: SourcedFailure[];
   }>;
   /** The Metal twin run (test --metal-twin), or null. */
-  twin: TwinData | null;
+  twin: TwinRunData | null;
 }
+
+/** The twin run as `test` reports it: each failure with the template or patch line it comes from. */
+export type TwinRunData = Omit<TwinData, 'cases'> & {
+  cases: Array<Omit<TwinData['cases'][number], 'failures'> & { failures: SourcedFailure[] }>;
+};
 
 /** A failed assertion, with the template or patch line it comes from (null: MLX's own line, or a file edited in the checkout). */
 export type SourcedFailure = Failure & { origin: string | null };

@@ -179,7 +179,7 @@ async function judge(
     return { ...outcome, result: 'invalid', by: [errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error'] };
   }
   // A mutant can hang a case (a wait that never ends): that kills it too.
-  const timeoutMs = Math.max(60_000, passing.seconds * 10_000);
+  const timeoutMs = Math.max(20_000, passing.seconds * 20_000);
   const run = await runDoctest(runner.spec, ctx.log, { sourceFile: runner.sourceFile, timeoutMs });
   const byName = new Map<string, CaseResult>(run.cases.map((c) => [c.name, c]));
   const killers = passing.names.filter((n) => byName.get(n)?.status !== 'passed');

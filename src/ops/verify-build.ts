@@ -31,18 +31,30 @@ export async function buildChecks(
   if (!skipped.includes('mutants')) {
     const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
     checks.push(
-      blocked
+      !(await seriesHasFile(ctx, ctx.config.variables.metal_test_file))
         ? {
             id: 'mutants',
             title: MUTANTS_TITLE,
             status: 'not-checked',
-            detail: 'needs a passing Linux build and Metal twin run first',
-            required: true,
+            required: false,
+            detail: 'the series adds no Metal-only test file: no implementation to mutate',
           }
-        : await mutantsCheck(ctx, options),
+        : blocked
+          ? {
+              id: 'mutants',
+              title: MUTANTS_TITLE,
+              status: 'not-checked',
+              detail: 'needs a passing Linux build and Metal twin run first',
+              required: true,
+            }
+          : await mutantsCheck(ctx, options),
     );
   }
   return checks;
+}
+
+async function seriesHasFile(ctx: Context, file: string): Promise<boolean> {
+  return (await ctx.project()).plan.files.some((f) => f.path === file);
 }
 
 /**
@@ -57,6 +69,14 @@ async function twinCheck(ctx: Context, options: BuildCheckOptions, full: TestDat
       status: 'not-checked',
       required: false,
       detail: 'not needed on macOS: the suite runs the Metal-only cases on Metal',
+    };
+  const metalTests = ctx.config.variables.metal_test_file;
+  if (!(await seriesHasFile(ctx, metalTests)))
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: `the series adds no Metal-only test file (${metalTests}): nothing to run on the twin`,
     };
   if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
   try {

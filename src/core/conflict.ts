@@ -80,7 +80,7 @@ export function diagnoseFile(
   const at = { ...base, hunk: failing + 1, hunkHeader: hunkHeader(hunk) };
   if (state.upstreamChanged !== undefined) {
     return state.upstreamChanged
-      ? { ...at, reason: 'upstream_changed', detail: 'upstream changed this file since the pinned commit' }
+      ? { ...at, reason: 'upstream_changed', detail: 'upstream changed this file: it differs from the pinned commit' }
       : {
           ...at,
           reason: 'patch_changed',

@@ -5,22 +5,10 @@ import path from 'node:path';
 import type { Git } from '../adapters/git.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { diagnoseFile, preImageBlobs, type Conflict } from '../core/conflict.js';
+import type { StepOutcome, StepStatus } from '../core/check.js';
 import type { ApplyPlan } from '../core/plan.js';
 
 export const INPUT_TRAILER = 'Mlx-Storage-Pr-Input';
-
-/** How one template or patch went onto the base, as `check` reports it. */
-export type StepStatus = 'clean' | 'three-way' | 'already-upstream' | 'conflict';
-
-export interface StepOutcome {
-  kind: 'template' | 'patch';
-  /** `templates/<path>` for a template, the patch's file name for a patch. */
-  name: string;
-  files: string[];
-  status: StepStatus;
-  /** Why it did not apply exactly: per file, the hunk and reason (empty when clean). */
-  reasons: Conflict[];
-}
 
 export interface BuiltTree {
   tree: string | null;
@@ -38,10 +26,10 @@ export interface BuildTreeOptions {
    * not apply exactly is `already-upstream` when the base already holds it,
    * else `three-way` when a three-way merge takes it without conflict, else
    * `conflict`. A template whose file the base has with the same content is
-   * `already-upstream`. Reasons say whether upstream changed the file since
-   * `pinned`.
+   * `already-upstream`. `upstreamChanged` (the files that differ between the
+   * pinned commit and the base) decides each reason.
    */
-  survey?: { pinned: string };
+  survey?: { upstreamChanged: ReadonlySet<string> };
 }
 
 /**
@@ -59,8 +47,7 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     await index.readTree(base);
     const conflicts: Conflict[] = [];
     const steps: StepOutcome[] = [];
-    // Survey mode: the planned files upstream changed between the pinned commit and the base.
-    const changed = survey ? new Set(await git.changedPaths(survey.pinned, base)) : null;
+    const changed = survey?.upstreamChanged ?? null;
 
     const blobFiles = await Promise.all(
       plan.files.map(async (file, i) => {

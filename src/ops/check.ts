@@ -97,10 +97,10 @@ async function resolveRefs(
   against: readonly string[],
 ): Promise<Array<{ ref: string; want: string }>> {
   const { source } = ctx;
-  verifySourceExists(source);
   const names = against.filter((r) => !FULL_ID.test(r));
   let advertised: Array<{ ref: string; commit: string }> = [];
   if (names.length > 0) {
+    verifySourceExists(source);
     try {
       advertised = await repo.remoteRefs(source.location, names);
     } catch (error) {
@@ -155,6 +155,7 @@ async function fetchMissing(
     if (!(await repo.hasCommit(w.want)) && !missing.some((m) => m.want === w.want)) missing.push(w);
   if (missing.length === 0) return;
   const { source } = ctx;
+  verifySourceExists(source);
   const options = { depth: 1, local: source.kind === 'path' };
   ctx.log.info(`Fetching ${missing.map((m) => `${m.ref} (${m.want.slice(0, 12)})`).join(', ')} from ${source.display}`);
   try {

@@ -251,3 +251,83 @@ describe('check --against', () => {
     expect(result.json.error.message).toContain('--tests');
   });
 });
+
+const hasBuildTools = [
+  '/usr/bin/cmake',
+  '/usr/include/doctest/doctest.h',
+  '/usr/lib/cmake/doctest/doctest.cmake',
+].every(existsSync);
+const buildReason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
+if (!hasBuildTools) console.warn(`check --build: ${buildReason}`);
+
+describe.skipIf(!hasBuildTools)(
+  hasBuildTools ? 'check --build on a CMake + doctest fixture' : `check --build (${buildReason})`,
+  () => {
+    let cmakeUpstream: { dir: string; sha: string };
+    let cmakeProject: string;
+    let env: Record<string, string>;
+    const ids: Record<string, string> = {};
+
+    beforeAll(() => {
+      cmakeUpstream = makeUpstream('cmake-project/upstream');
+      cmakeProject = makeProject(cmakeUpstream.sha, 'cmake-project/project');
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      const on = (branch: string, file: string, from: string, to: string) => {
+        git(cmakeUpstream.dir, 'checkout', '--quiet', '-B', branch, cmakeUpstream.sha);
+        edit(cmakeUpstream.dir, file, from, to);
+        git(cmakeUpstream.dir, 'commit', '--quiet', '-am', branch);
+        ids[branch] = git(cmakeUpstream.dir, 'rev-parse', 'HEAD').trim();
+      };
+      // Upstream moved on; the series applies and its test passes.
+      on('fine', 'src/lib.cpp', 'int add(int a, int b) {', '// Adds.\nint add(int a, int b) {');
+      // Upstream broke what the series' new test relies on; MLX's own cases still behave as before.
+      on('broken', 'src/lib.cpp', 'return a + b;', 'return a + b + (a == 20 ? 1 : 0);');
+      // Upstream changed the line the patch changes.
+      on('clash', 'tests/CMakeLists.txt', 'PRIVATE lib_tests.cpp)', 'PRIVATE lib_tests.cpp more_tests.cpp)');
+    });
+
+    const run = (...args: string[]) =>
+      runCli(['check', '--mlx-repo', cmakeUpstream.dir, '--build', '--offline', ...args, '--json'], {
+        cwd: cmakeProject,
+        env,
+      });
+    const classes = (ref: { build: { test: { cases: Array<{ name: string; classification: string }> } } }) =>
+      Object.fromEntries(ref.build.test.cases.map((c) => [c.name, c.classification]));
+
+    it('builds and runs the suite on each commit the series applies to, against that commit unpatched; failing tests exit 8', async () => {
+      const result = await run('--against', 'fine', 'broken');
+      expect(result.code, result.stderr).toBe(8);
+      const [fine, broken] = result.json.refs;
+      expect(fine.status).toBe('clean');
+      expect(fine.build.status).toBe('passed');
+      expect(classes(fine)).toEqual({
+        'test add': 'passed',
+        'test known failure': 'pre-existing-failure',
+        'test MetalStorageView adds': 'new-test-passed',
+      });
+      expect(broken.build.status).toBe('failed');
+      expect(broken.build.blocking).toBe(1);
+      expect(classes(broken)).toEqual({
+        'test add': 'passed',
+        'test known failure': 'pre-existing-failure',
+        'test MetalStorageView adds': 'new-test-failed',
+      });
+      // Each commit is built in its own tree under check/, beside its unpatched baseline.
+      const root = path.join(cmakeProject, '.work', 'check', ids['fine']!.slice(0, 12));
+      expect(fine.build.test.buildDir.startsWith(path.join(root, 'build-'))).toBe(true);
+      expect(existsSync(path.join(root, 'mlx', 'tests', 'new_tests.cpp'))).toBe(true);
+      expect(existsSync(path.join(root, 'baseline', 'mlx', 'tests', 'new_tests.cpp'))).toBe(false);
+      // No checkout was needed, and none was made.
+      expect(existsSync(path.join(cmakeProject, '.work', 'mlx'))).toBe(false);
+    });
+
+    it('does not build a commit the series does not apply to; the conflict decides the exit code (4)', async () => {
+      const result = await run('--against', 'clash', 'fine');
+      expect(result.code, result.stderr).toBe(4);
+      const [clash, fine] = result.json.refs;
+      expect(clash.status).toBe('conflict');
+      expect(clash.build).toEqual({ status: 'not-run' });
+      expect(fine.build.status).toBe('passed');
+    });
+  },
+);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 
 import { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
@@ -44,7 +45,7 @@ export async function checkAgainst(ctx: Context, options: CheckOptions): Promise
   return withLock(ctx.workdir, 'check', async () => {
     const repo = await openCheckRepository(ctx);
     const wanted = await resolveRefs(ctx, repo, against);
-    await fetchMissing(ctx, repo, [{ ref: 'the pinned commit', want: pinned }, ...wanted]);
+    await fetchMissing(ctx, repo, [{ ref: 'the pinned commit', want: pinned, pinned: true }, ...wanted]);
     const targets = await Promise.all(
       wanted.map(async ({ ref, want }) => {
         const commit = await repo.resolveCommit(want);
@@ -78,7 +79,8 @@ export async function checkAgainst(ctx: Context, options: CheckOptions): Promise
 async function openCheckRepository(ctx: Context): Promise<Git> {
   const dir = ctx.layout.check.repo;
   const git = new Git(dir, ctx.log, ctx.env);
-  if (!existsSync(dir)) {
+  // `git init` is safe to repeat: a folder left by an init that failed half-way is completed.
+  if (!existsSync(path.join(dir, 'HEAD'))) {
     await mkdir(dir, { recursive: true });
     await git.raw(['init', '--quiet', '--bare']);
   }
@@ -148,9 +150,9 @@ function refNotFound(ctx: Context, ref: string, why: string): UserError {
 async function fetchMissing(
   ctx: Context,
   repo: Git,
-  wanted: ReadonlyArray<{ ref: string; want: string }>,
+  wanted: ReadonlyArray<{ ref: string; want: string; pinned?: boolean }>,
 ): Promise<void> {
-  const missing: Array<{ ref: string; want: string }> = [];
+  const missing: Array<{ ref: string; want: string; pinned?: boolean }> = [];
   for (const w of wanted)
     if (!(await repo.hasCommit(w.want)) && !missing.some((m) => m.want === w.want)) missing.push(w);
   if (missing.length === 0) return;
@@ -174,7 +176,7 @@ async function fetchMissing(
         await repo.fetchCommits(source.location, [m.want], options);
       } catch (single) {
         if (!(single instanceof ProcessError)) throw single;
-        if (m.ref === 'the pinned commit') {
+        if (m.pinned) {
           throw new UserError(
             'COMMIT_NOT_FOUND',
             `The MLX source ${source.display} does not contain the pinned commit ${m.want}.`,

@@ -141,6 +141,37 @@ export class Git {
     await this.raw(['ls-remote', '--quiet', source, 'HEAD']);
   }
 
+  /**
+   * The refs of `source` that match `patterns` (as `git ls-remote` matches
+   * them: by whole trailing path components), peeled tags as `<ref>^{}`.
+   */
+  async remoteRefs(source: string, patterns: readonly string[]): Promise<Array<{ ref: string; commit: string }>> {
+    const out = await this.raw(['ls-remote', '--quiet', source, ...patterns]);
+    return out
+      .split('\n')
+      .map((line) => /^([0-9a-f]{40})\t(.+)$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ commit: m[1] as string, ref: m[2] as string }));
+  }
+
+  /** Fetches several commits in one go (see `fetchCommit`), without updating any ref. */
+  async fetchCommits(
+    source: string,
+    commits: readonly string[],
+    options: { depth?: number; local?: boolean },
+  ): Promise<void> {
+    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
+    if (options.depth !== undefined) args.push('--depth', String(options.depth));
+    if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
+    await this.raw([...args, source, ...commits], { echo: true });
+  }
+
+  /** The commit `rev` names (`<rev>^{commit}`), or null when there is none. */
+  async resolveCommit(rev: string): Promise<string | null> {
+    const out = await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]));
+    return out.trim() || null;
+  }
+
   async hasCommit(commit: string): Promise<boolean> {
     const out = await orAbsent(
       this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}`]),

@@ -1,4 +1,5 @@
 import { applySpec } from './apply.js';
+import { checkSpec } from './check.js';
 import { checkMetalSpec } from './check-metal.js';
 import { cleanSpec } from './clean.js';
 import { formatSpec } from './format.js';
@@ -18,4 +19,5 @@ export const commands: CommandSpec[] = [
   checkMetalSpec,
   verifySpec,
   cleanSpec,
+  checkSpec,
 ];

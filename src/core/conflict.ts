@@ -41,6 +41,12 @@ export interface TargetFile {
   blob: string | null;
   /** True when `git apply --reverse --check` succeeds for this patch. */
   reverseApplies: boolean;
+  /**
+   * Whether upstream changed the file between the pinned commit and the commit
+   * the series goes onto (`check`). When known, it decides the reason instead
+   * of the patch's `index` line.
+   */
+  upstreamChanged?: boolean;
 }
 
 /**
@@ -71,11 +77,19 @@ export function diagnoseFile(
   const failing = firstFailingHunk(file, state.content);
   if (failing === undefined) return undefined;
   const hunk = file.hunks[failing] as RawHunk;
+  const at = { ...base, hunk: failing + 1, hunkHeader: hunkHeader(hunk) };
+  if (state.upstreamChanged !== undefined) {
+    return state.upstreamChanged
+      ? { ...at, reason: 'upstream_changed', detail: 'upstream changed this file: it differs from the pinned commit' }
+      : {
+          ...at,
+          reason: 'patch_changed',
+          detail: 'the file is as at the pinned commit, so the patch itself does not apply there either',
+        };
+  }
   const written = preImage !== undefined && state.blob !== null && state.blob.startsWith(preImage);
   return {
-    ...base,
-    hunk: failing + 1,
-    hunkHeader: hunkHeader(hunk),
+    ...at,
     reason: written ? 'patch_changed' : 'upstream_changed',
     detail: written
       ? 'the file is the one the patch was written against, so the patch text was edited'

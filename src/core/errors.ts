@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'SOURCE_UNREACHABLE'
   | 'SOURCE_NOT_REPOSITORY'
   | 'COMMIT_NOT_FOUND'
+  | 'REF_NOT_FOUND'
   | 'HEAD_MISMATCH'
   | 'CHECKOUT_INVALID'
   | 'DIRTY_CHECKOUT'
@@ -57,6 +58,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   SOURCE_UNREACHABLE: ExitCode.source,
   SOURCE_NOT_REPOSITORY: ExitCode.source,
   COMMIT_NOT_FOUND: ExitCode.source,
+  REF_NOT_FOUND: ExitCode.source,
   HEAD_MISMATCH: ExitCode.source,
   CHECKOUT_INVALID: ExitCode.source,
   DIRTY_CHECKOUT: ExitCode.dirty,
@@ -80,6 +82,11 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   WORKDIR_INVALID: ExitCode.usage,
   PROCESS_FAILED: ExitCode.failure,
 };
+
+/** The exit code of an error code. */
+export function exitCodeOf(code: ErrorCode): ExitCode {
+  return exitFor[code];
+}
 
 /**
  * An expected failure: the user can fix it. It carries a hint that names the

@@ -13,6 +13,7 @@ export const WORKDIR_NAMES = {
   mutants: 'mutants',
   checkMetal: 'check-metal',
   metalCpp: 'metal-cpp',
+  check: 'check',
 } as const;
 
 /** A tree of MLX with its builds: the checkout in the workdir, or a worktree of it in its own folder. */
@@ -43,6 +44,16 @@ export interface WorkdirLayout {
   checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
   /** Downloaded and unpacked metal-cpp. */
   metalCpp: string;
+  /** `check`'s repository of other MLX commits, and per commit the trees and builds of `check --build`. */
+  check: CheckLayout;
+}
+
+export interface CheckLayout {
+  root: string;
+  /** A bare repository holding the pinned commit and the commits checked against (depth 1 each). */
+  repo: string;
+  /** The series applied to `commit` and its builds, with the unpatched `commit` as its baseline. */
+  commit(commit: string): TreeLayout & { baseline: TreeLayout & { results(commit: string, key: string): string } };
 }
 
 function tree(root: string, source: string): TreeLayout {
@@ -74,6 +85,26 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       pinnedTree: (pinned) => path.join(checkMetal, `pinned-${pinned.slice(0, 12)}`),
     },
     metalCpp: path.join(workdir, n.metalCpp),
+    check: checkLayout(path.join(workdir, n.check)),
+  };
+}
+
+function checkLayout(root: string): CheckLayout {
+  const n = WORKDIR_NAMES;
+  return {
+    root,
+    repo: path.join(root, `${n.checkout}.git`),
+    commit: (commit) => {
+      const base = path.join(root, commit.slice(0, 12));
+      const baselineRoot = path.join(base, n.baseline);
+      return {
+        ...tree(base, path.join(base, n.checkout)),
+        baseline: {
+          ...tree(baselineRoot, path.join(baselineRoot, n.checkout)),
+          results: (unpatched, key) => path.join(baselineRoot, `results-${unpatched.slice(0, 12)}-${key}.json`),
+        },
+      };
+    },
   };
 }
 

@@ -182,46 +182,59 @@ export async function contentsAt(
 const NOT_A_REPOSITORY =
   /does not appear to be a git repository|not a git repository|repository '[^']*' not found|Repository not found/i;
 
-async function fetchPinned(git: Git, source: Source, commit: string, log: Logger): Promise<void> {
+/** Refuses a local MLX source folder that does not exist. */
+export function verifySourceExists(source: Source): void {
   if (source.kind === 'path' && !existsSync(source.display)) {
     throw new UserError('SOURCE_UNREACHABLE', `The MLX source ${source.display} does not exist.`, {
       hint: 'Pass --mlx-repo <path-or-url> (or set MLX_REPO) to an MLX git repository or mirror.',
     });
   }
+}
+
+/** Why git could not read the MLX source, from a failed `git ls-remote` of it: not a repository, or unreachable. */
+export function sourceError(source: Source, failure: ProcessError, log: Logger): UserError {
+  const said = lastLines(failure.stderr, 5);
+  log.debug(`git ls-remote said:\n${said}`);
+  const details = { source: source.display, stderr: said };
+  if (NOT_A_REPOSITORY.test(said)) {
+    return new UserError('SOURCE_NOT_REPOSITORY', `The MLX source ${source.display} is not a git repository.`, {
+      hint: "Pass --mlx-repo <path-or-url> (or set MLX_REPO) naming an MLX clone or a bare mirror (git clone --mirror https://github.com/ml-explore/mlx.git); --verbose shows git's message.",
+      details,
+    });
+  }
+  return new UserError(
+    'SOURCE_UNREACHABLE',
+    `Cannot ${source.kind === 'path' ? 'read' : 'reach'} the MLX source ${source.display}.`,
+    {
+      hint:
+        source.kind === 'path'
+          ? "Check that you can read that folder, or pass --mlx-repo <path> (or MLX_REPO) naming another MLX repository or mirror; --verbose shows git's message."
+          : "Check the network (--verbose shows git's message), or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.",
+      details,
+    },
+  );
+}
+
+/** The source's failure when `git ls-remote` cannot read it, else null (the source is fine). */
+export async function sourceFailure(git: Git, source: Source, log: Logger): Promise<UserError | null> {
+  return git.lsRemote(source.location).then(
+    () => null,
+    (lsError: unknown) => {
+      if (lsError instanceof ProcessError) return sourceError(source, lsError, log);
+      throw lsError;
+    },
+  );
+}
+
+async function fetchPinned(git: Git, source: Source, commit: string, log: Logger): Promise<void> {
+  verifySourceExists(source);
   try {
     await git.fetchCommit(source.location, commit, { depth: 1, local: source.kind === 'path' });
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
     log.debug(`git fetch said:\n${lastLines(error.stderr, 5)}`);
-    const remote = await git.lsRemote(source.location).then(
-      () => null,
-      (lsError: unknown) => {
-        if (lsError instanceof ProcessError) return lsError;
-        throw lsError;
-      },
-    );
-    if (remote !== null) {
-      const said = lastLines(remote.stderr, 5);
-      log.debug(`git ls-remote said:\n${said}`);
-      const details = { source: source.display, stderr: said };
-      if (NOT_A_REPOSITORY.test(said)) {
-        throw new UserError('SOURCE_NOT_REPOSITORY', `The MLX source ${source.display} is not a git repository.`, {
-          hint: "Pass --mlx-repo <path-or-url> (or set MLX_REPO) naming an MLX clone or a bare mirror (git clone --mirror https://github.com/ml-explore/mlx.git); --verbose shows git's message.",
-          details,
-        });
-      }
-      throw new UserError(
-        'SOURCE_UNREACHABLE',
-        `Cannot ${source.kind === 'path' ? 'read' : 'reach'} the MLX source ${source.display}.`,
-        {
-          hint:
-            source.kind === 'path'
-              ? "Check that you can read that folder, or pass --mlx-repo <path> (or MLX_REPO) naming another MLX repository or mirror; --verbose shows git's message."
-              : "Check the network (--verbose shows git's message), or pass --mlx-repo <path> (or MLX_REPO) naming a local MLX repository or mirror.",
-          details,
-        },
-      );
-    }
+    const unreadable = await sourceFailure(git, source, log);
+    if (unreadable !== null) throw unreadable;
     throw new UserError(
       'COMMIT_NOT_FOUND',
       `The MLX source ${source.display} does not contain the pinned commit ${commit}.`,

@@ -12,6 +12,7 @@ import { closeCaseNames, type DoctestRun, type Failure } from '../core/doctest.j
 import { UserError } from '../core/errors.js';
 import { lineOrigin } from '../core/origin.js';
 import type { ApplyPlan } from '../core/plan.js';
+import type { TreeLayout } from '../core/workdir.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './build.js';
 import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from './checkout.js';
 import type { Context } from './context.js';
@@ -150,31 +151,51 @@ export function treeSpec(
   };
 }
 
-/** Builds and runs the unpatched pinned tree once per build key; later runs read the saved results. */
+/**
+ * What the suite builds and compares: the patched tree, and the unpatched
+ * commit that is its baseline (a worktree of `repo`). `test` builds the
+ * checkout against the pinned commit; `check --build` builds another MLX
+ * commit with the series against that commit.
+ */
+export interface SuiteTarget {
+  /** The repository the baseline worktree is made from. */
+  repo: Git;
+  /** The patched source tree. */
+  patched: Git;
+  /** Where the patched tree's builds go. */
+  patchedLayout: TreeLayout;
+  /** The unpatched commit, its worktree, builds and saved results. */
+  base: string;
+  baselineLayout: TreeLayout & { results(commit: string, key: string): string };
+  plan: ApplyPlan;
+  /** Files in the patched tree that differ from the applied series. */
+  localEdits: string[];
+}
+
+/** Builds and runs the unpatched tree once per build key; later runs read the saved results. */
 export async function baselineRun(
   ctx: Context,
-  git: Git,
+  target: Pick<SuiteTarget, 'repo' | 'base' | 'baselineLayout'>,
   setup: BuildSetup,
   stream: NodeJS.WritableStream,
 ): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
-  const pinned = ctx.config.upstream.commit;
-  const tree = ctx.layout.baseline;
+  const { base, baselineLayout: tree, repo } = target;
   const buildDir = tree.build(setup.key);
-  const resultsFile = tree.results(pinned, setup.key);
+  const resultsFile = tree.results(base, setup.key);
   // A saved result that is missing, unreadable or not JSON is no saved result: the baseline runs again.
   const saved = await readFile(resultsFile, 'utf8')
     .then((t) => JSON.parse(t) as { commit: string; run: DoctestRun })
     .catch(() => null);
-  if (saved && saved.commit === pinned) {
+  if (saved && saved.commit === base) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
     return { run: saved.run, cached: true, buildDir };
   }
-  await prepareWorktree(ctx, git, tree, pinned);
+  await prepareWorktree(ctx, repo, tree, base);
   const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
   await configureIfNeeded(baseSpec, ctx.log);
   await buildTarget(baseSpec, ctx.log, stream);
   const run = await runDoctest(baseSpec, ctx.log, {});
-  await writeFile(resultsFile, JSON.stringify({ commit: pinned, run }));
+  await writeFile(resultsFile, JSON.stringify({ commit: base, run }));
   return { run, cached: false, buildDir };
 }
 
@@ -184,7 +205,6 @@ export async function baselineRun(
  * `verify` can reuse it while it is current.
  */
 export async function runSuite(ctx: Context, options: SuiteOptions): Promise<SuiteResult> {
-  const stream = ctx.log.stream;
   const { git, plan } = await requireAppliedCheckout(ctx, {
     hint: ', so the build tests what templates/ and patches/ say.',
     message: (head) =>
@@ -201,8 +221,23 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
     ctx.log.warn(`${LOCAL_EDITS_NOTE}: ${shown}`);
   }
 
+  await verifyBuildTools(ctx, git.dir);
+  const target: SuiteTarget = {
+    repo: git,
+    patched: git,
+    patchedLayout: ctx.layout.patched,
+    base: ctx.config.upstream.commit,
+    baselineLayout: ctx.layout.baseline,
+    plan,
+    localEdits,
+  };
+  return withLock(ctx.workdir, 'test', () => runSuiteOn(ctx, target, options));
+}
+
+/** Refuses to start a build on a machine that lacks a tool it needs (`source`: the MLX tree to build). */
+export async function verifyBuildTools(ctx: Context, source: string): Promise<void> {
   const needsBlas = /find_package\(BLAS/.test(
-    await ifAbsent(readFile(path.join(git.dir, 'CMakeLists.txt'), 'utf8'), ''),
+    await ifAbsent(readFile(path.join(source, 'CMakeLists.txt'), 'utf8'), ''),
   );
   const checks: CheckResult[] = await buildToolChecks(ctx.env, ctx.workdir, needsBlas);
   for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
@@ -216,95 +251,101 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
       },
     );
   }
+}
 
-  return withLock(ctx.workdir, 'test', async () => {
-    const setup = await prepareBuild(ctx, options);
-    for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
-    for (const n of setup.notes) ctx.log.info(`note: ${n}`);
+/**
+ * Builds the target's patched tree, runs its suite and classifies every case
+ * against the target's unpatched baseline. The caller holds the workdir lock.
+ */
+export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: SuiteOptions): Promise<SuiteResult> {
+  const stream = ctx.log.stream;
+  const { patched: git, plan, localEdits } = target;
+  const setup = await prepareBuild(ctx, options);
+  for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
+  for (const n of setup.notes) ctx.log.info(`note: ${n}`);
 
-    const buildDir = ctx.layout.patched.build(setup.key);
-    const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
-    if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
-    const configured = await configureIfNeeded(patchedSpec, ctx.log);
-    const runsSuite = options.suite !== false;
+  const buildDir = target.patchedLayout.build(setup.key);
+  const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
+  if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
+  const configured = await configureIfNeeded(patchedSpec, ctx.log);
+  const runsSuite = options.suite !== false;
 
-    let built = { seconds: 0, steps: 0 };
-    let patchedRun: Awaited<ReturnType<typeof runDoctest>> = {
-      cases: [],
-      complete: true,
-      interrupted: null,
-      crashes: [],
-    };
-    if (runsSuite) {
-      built = await buildTarget(patchedSpec, ctx.log, stream);
-      patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
-    }
-    const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
-    const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
-    if (options.tests && matched === 0)
-      throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
+  let built = { seconds: 0, steps: 0 };
+  let patchedRun: Awaited<ReturnType<typeof runDoctest>> = {
+    cases: [],
+    complete: true,
+    interrupted: null,
+    crashes: [],
+  };
+  if (runsSuite) {
+    built = await buildTarget(patchedSpec, ctx.log, stream);
+    patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+  }
+  const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
+  const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
+  if (options.tests && matched === 0)
+    throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
 
-    const useBaseline = runsSuite && options.baseline !== false;
-    const baseline = useBaseline ? await baselineRun(ctx, git, setup, stream) : null;
-    const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
-    const summary = summarize(classified);
-    const blocking = classified.filter(isBlocking).length + (twin ? twin.summary.byClass['new-test-failed'] : 0);
+  const useBaseline = runsSuite && options.baseline !== false;
+  const baseline = useBaseline ? await baselineRun(ctx, target, setup, stream) : null;
+  const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
+  const summary = summarize(classified);
+  const blocking = classified.filter(isBlocking).length + (twin ? twin.summary.byClass['new-test-failed'] : 0);
 
-    const data: TestData = {
-      command: 'test',
-      buildDir,
-      logs: logFiles(buildDir),
-      dependencies: setup.dependencies,
-      notes: setup.notes,
-      localEdits,
-      patched: {
-        configured,
-        buildSeconds: built.seconds,
-        buildSteps: built.steps,
-        complete: patchedRun.complete,
-        crashes: patchedRun.crashes,
-      },
-      baseline: {
-        used: useBaseline,
-        cached: baseline?.cached ?? false,
-        buildDir: baseline?.buildDir ?? null,
-        summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
-      },
-      suiteRan: runsSuite,
-      summary,
-      cases: classified.map((c) => ({
-        name: c.name,
-        classification: c.classification,
-        status: c.patched.status,
-        baseline: c.baseline,
-        failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
+  const data: TestData = {
+    command: 'test',
+    buildDir,
+    logs: logFiles(buildDir),
+    dependencies: setup.dependencies,
+    notes: setup.notes,
+    localEdits,
+    patched: {
+      configured,
+      buildSeconds: built.seconds,
+      buildSteps: built.steps,
+      complete: patchedRun.complete,
+      crashes: patchedRun.crashes,
+    },
+    baseline: {
+      used: useBaseline,
+      cached: baseline?.cached ?? false,
+      buildDir: baseline?.buildDir ?? null,
+      summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
+    },
+    suiteRan: runsSuite,
+    summary,
+    cases: classified.map((c) => ({
+      name: c.name,
+      classification: c.classification,
+      status: c.patched.status,
+      baseline: c.baseline,
+      failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
+    })),
+    twin: twin && {
+      ...twin,
+      cases: twin.cases.map((c) => ({
+        ...c,
+        failures: withOrigins(c.failures, { plan, buildDir, checkout: git.dir, localEdits }),
       })),
-      twin: twin && {
-        ...twin,
-        cases: twin.cases.map((c) => ({
-          ...c,
-          failures: withOrigins(c.failures, { plan, buildDir, checkout: git.dir, localEdits }),
-        })),
-      },
-    };
-    if (summary.cases + (twin?.summary.cases ?? 0) === 0) {
-      throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
-        hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
-      });
-    }
-    if (runsSuite) {
-      await writeFile(
-        lastRunFile(buildDir),
-        JSON.stringify({
-          inputHash: plan.inputHash,
-          filter: options.tests ?? null,
-          binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
-          data,
-        }),
-      );
-    }
-    return { data, classified, blocking, inputHash: plan.inputHash };
-  });
+    },
+  };
+  if (summary.cases + (twin?.summary.cases ?? 0) === 0) {
+    throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
+      hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
+    });
+  }
+  if (runsSuite) {
+    await writeFile(
+      lastRunFile(buildDir),
+      JSON.stringify({
+        inputHash: plan.inputHash,
+        filter: options.tests ?? null,
+        binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
+        data,
+      }),
+    );
+  }
+  return { data, classified, blocking, inputHash: plan.inputHash };
 }
 
 /** The usage error for a `--tests` filter that matched no case, with the names closest to it. */

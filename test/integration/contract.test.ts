@@ -2887,3 +2887,244 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
     `);
   });
 });
+
+describe('check', () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  const commits: Record<string, string> = {};
+  const names = (): Names => ({
+    paths: { project, upstream: upstream.dir },
+    shas: { pinned: upstream.sha, ...commits },
+  });
+  const run = (...args: string[]) =>
+    runJson(['check', '--mlx-repo', upstream.dir, ...args], { cwd: project, names: names() });
+
+  beforeAll(() => {
+    upstream = makeUpstream();
+    project = makeProject(upstream.sha);
+    const on = (branch: string, file: string, from: string, to: string) => {
+      git(upstream.dir, 'checkout', '--quiet', '-B', branch, upstream.sha);
+      const full = path.join(upstream.dir, file);
+      writeFileSync(full, readFileSync(full, 'utf8').replace(from, to));
+      git(upstream.dir, 'commit', '--quiet', '-am', branch);
+      commits[branch] = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    };
+    on('context', 'mlx/backend/metal/CMakeLists.txt', '/allocator.cpp', '/allocators.cpp');
+    on('clash', 'docs/src/dev/extensions.rst', 'Text about operations.\n\n', 'Text about operations.\n\nMore.\n\n');
+  });
+
+  it('check --against: a three-way merge is reported and exits 0; a conflict exits 4 with the report', async () => {
+    const out = {
+      'three-way': await run('--against', 'context'),
+      conflict: await run('--against', 'clash'),
+    };
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "conflict": {
+          "code": 4,
+          "json": {
+            "command": "check",
+            "ok": false,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "refs": [
+              {
+                "commit": "<clash>",
+                "date": "2025-01-01T00:00:00+00:00",
+                "patches": [
+                  {
+                    "files": [
+                      "mlx/backend/metal/CMakeLists.txt",
+                    ],
+                    "kind": "patch",
+                    "name": "0001-metal-cmake.patch",
+                    "reasons": [],
+                    "status": "clean",
+                  },
+                  {
+                    "files": [
+                      "docs/src/dev/extensions.rst",
+                    ],
+                    "kind": "patch",
+                    "name": "0002-docs.patch",
+                    "reasons": [
+                      {
+                        "detail": "<text>",
+                        "file": "docs/src/dev/extensions.rst",
+                        "hunk": 1,
+                        "hunkHeader": "@@ -6,6 +6,11 @@",
+                        "patch": "0002-docs.patch",
+                        "reason": "upstream_changed",
+                      },
+                    ],
+                    "status": "conflict",
+                  },
+                ],
+                "ref": "clash",
+                "status": "conflict",
+                "templates": [
+                  {
+                    "files": [
+                      "mlx/backend/metal/storage_view.h",
+                    ],
+                    "kind": "template",
+                    "name": "templates/{{header_path}}",
+                    "reasons": [],
+                    "status": "clean",
+                  },
+                  {
+                    "files": [
+                      "mlx/backend/metal/storage_view.cpp",
+                    ],
+                    "kind": "template",
+                    "name": "templates/mlx/backend/metal/storage_view.cpp",
+                    "reasons": [],
+                    "status": "clean",
+                  },
+                ],
+                "upstreamChanged": [
+                  "docs/src/dev/extensions.rst",
+                ],
+              },
+            ],
+            "source": "<upstream>",
+          },
+        },
+        "three-way": {
+          "code": 0,
+          "json": {
+            "command": "check",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "refs": [
+              {
+                "commit": "<context>",
+                "date": "2025-01-01T00:00:00+00:00",
+                "patches": [
+                  {
+                    "files": [
+                      "mlx/backend/metal/CMakeLists.txt",
+                    ],
+                    "kind": "patch",
+                    "name": "0001-metal-cmake.patch",
+                    "reasons": [
+                      {
+                        "detail": "<text>",
+                        "file": "mlx/backend/metal/CMakeLists.txt",
+                        "hunk": 1,
+                        "hunkHeader": "@@ -2,4 +2,5 @@",
+                        "patch": "0001-metal-cmake.patch",
+                        "reason": "upstream_changed",
+                      },
+                    ],
+                    "status": "three-way",
+                  },
+                  {
+                    "files": [
+                      "docs/src/dev/extensions.rst",
+                    ],
+                    "kind": "patch",
+                    "name": "0002-docs.patch",
+                    "reasons": [],
+                    "status": "clean",
+                  },
+                ],
+                "ref": "context",
+                "status": "three-way",
+                "templates": [
+                  {
+                    "files": [
+                      "mlx/backend/metal/storage_view.h",
+                    ],
+                    "kind": "template",
+                    "name": "templates/{{header_path}}",
+                    "reasons": [],
+                    "status": "clean",
+                  },
+                  {
+                    "files": [
+                      "mlx/backend/metal/storage_view.cpp",
+                    ],
+                    "kind": "template",
+                    "name": "templates/mlx/backend/metal/storage_view.cpp",
+                    "reasons": [],
+                    "status": "clean",
+                  },
+                ],
+                "upstreamChanged": [
+                  "mlx/backend/metal/CMakeLists.txt",
+                ],
+              },
+            ],
+            "source": "<upstream>",
+          },
+        },
+      }
+    `);
+  });
+
+  it('check: an unknown ref (5, REF_NOT_FOUND); no --against, build options without --build, --jobs 0 (2)', async () => {
+    const out = {
+      'unknown ref': await run('--against', 'no-such-ref'),
+      'no --against': await run(),
+      '--offline without --build': await run('--against', 'context', '--offline'),
+      '--jobs 0': await run('--against', 'context', '--jobs', '0'),
+    };
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "--jobs 0": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "USAGE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "--offline without --build": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "USAGE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "no --against": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "USAGE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "unknown ref": {
+          "code": 5,
+          "json": {
+            "error": {
+              "code": "REF_NOT_FOUND",
+              "details": {
+                "ref": "no-such-ref",
+                "source": "<upstream>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+});

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -11,14 +11,26 @@ const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 const shellcheckReason = 'skipped: shellcheck is not installed (sudo apt-get install shellcheck)';
 if (!hasShellcheck) console.warn(`lint-workflows shellcheck cases: ${shellcheckReason}`);
 
-const lint = (root: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) => {
-  const result = spawnSync(process.execPath, [SCRIPT, ...(options.args ?? []), root], {
-    encoding: 'utf8',
-    env: options.env ?? process.env,
-    timeout: 120_000,
+/**
+ * Runs the linter as its own process. Asynchronously: a linter run takes
+ * seconds, and a test worker blocked that long misses its own messages to
+ * vitest ("Timeout calling onTaskUpdate").
+ */
+const lint = (
+  root: string,
+  options: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; out: string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SCRIPT, ...(options.args ?? []), root], {
+      env: options.env ?? process.env,
+      timeout: 120_000,
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out }));
   });
-  return { code: result.status, out: `${result.stdout}${result.stderr}` };
-};
 
 // Line 9 is `echo $FOO`: unquoted, shellcheck SC2086.
 const WORKFLOW = `on: push
@@ -47,14 +59,14 @@ function project(labels?: string[]): string {
 }
 
 describe('scripts/lint-workflows.mjs', () => {
-  it('reports a runner label actionlint does not know', { timeout: 120_000 }, () => {
-    const result = lint(project());
+  it('reports a runner label actionlint does not know', { timeout: 120_000 }, async () => {
+    const result = await lint(project());
     expect(result.code).toBe(1);
     expect(result.out).toContain('.github/workflows/build.yml:6:14: label "macos-26" is unknown');
   });
 
-  it('reads the labels .github/actionlint.yaml declares', { timeout: 120_000 }, () => {
-    const result = lint(project(['macos-26']));
+  it('reads the labels .github/actionlint.yaml declares', { timeout: 120_000 }, async () => {
+    const result = await lint(project(['macos-26']));
     expect(result.out).not.toContain('label "macos-26" is unknown');
     expect(result.out).toMatch(/^0 actionlint and \d+ shellcheck finding\(s\)|^ok: /m);
   });
@@ -64,8 +76,8 @@ describe('scripts/lint-workflows.mjs', () => {
       ? 'reports shellcheck findings at their line in the workflow'
       : `reports shellcheck findings (${shellcheckReason})`,
     { timeout: 120_000 },
-    () => {
-      const result = lint(project(['macos-26']));
+    async () => {
+      const result = await lint(project(['macos-26']));
       expect(result.code).toBe(1);
       expect(result.out).toContain(
         '.github/workflows/build.yml:9:6: shellcheck SC2086 (info) in build step 1: Double quote to prevent globbing and word splitting.',
@@ -76,19 +88,19 @@ describe('scripts/lint-workflows.mjs', () => {
   it(
     'fails with --require-shellcheck when shellcheck is missing, and says what was not checked',
     { timeout: 120_000 },
-    () => {
+    async () => {
       const env = { PATH: '/nonexistent' };
-      const lenient = lint(project(['macos-26']), { env });
+      const lenient = await lint(project(['macos-26']), { env });
       expect(lenient.code).toBe(0);
       expect(lenient.out).toContain('shellcheck not found: run: blocks not checked');
-      const strict = lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
+      const strict = await lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
       expect(strict.code).toBe(1);
     },
   );
 
-  it("passes on this repository's workflows", { timeout: 120_000 }, () => {
-    const result = lint(REPO_ROOT, hasShellcheck ? { args: ['--require-shellcheck'] } : {});
-    expect(result.out).toMatch(/^ok: .github\/workflows\/ci\.yml: actionlint 1\.7\.7/m);
+  it("passes on this repository's workflows", { timeout: 120_000 }, async () => {
+    const result = await lint(REPO_ROOT, hasShellcheck ? { args: ['--require-shellcheck'] } : {});
+    expect(result.out).toMatch(/^ok: .github\/workflows\/ci\.yml, .github\/workflows\/drift\.yml: actionlint 1\.7\.7/m);
     expect(result.code).toBe(0);
   });
 });

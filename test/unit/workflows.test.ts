@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { describeName, mlxRepo } from '../support/mlx.js';
-import { REPO_ROOT } from '../support/repos.js';
+import { git, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 
 type Step = {
   name?: string;
@@ -38,9 +38,7 @@ describe.each(files)('workflow %s', (file) => {
     for (const job of Object.values(wf.jobs)) expect(job['permissions']).toBeUndefined();
   });
 
-  it('runs on pushes to main and on pull requests, and cancels superseded runs outside main', () => {
-    expect(wf.on['push']).toEqual({ branches: ['main'] });
-    expect(wf.on).toHaveProperty('pull_request');
+  it('cancels superseded runs outside main', () => {
     expect(wf['concurrency']).toEqual({
       group: '${{ github.workflow }}-${{ github.ref }}',
       'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
@@ -108,6 +106,18 @@ describe.each(files)('workflow %s', (file) => {
   });
 });
 
+describe('every workflow', () => {
+  it('pins each action at the same commit as the other workflows do', () => {
+    const pins = new Map<string, Set<string>>();
+    for (const file of files)
+      for (const step of steps(load(file))) {
+        const [action, ref] = (step.uses ?? '').split('@');
+        if (action && ref && !action.startsWith('./')) pins.set(action, (pins.get(action) ?? new Set()).add(ref));
+      }
+    for (const [action, refs] of pins) expect([...refs], action).toHaveLength(1);
+  });
+});
+
 describe('ci.yml', () => {
   const wf = load('ci.yml');
   const job = (id: string) => wf.jobs[id] as Job;
@@ -116,6 +126,12 @@ describe('ci.yml', () => {
     expect(found, `${jobId}: step not found`).toBeDefined();
     return found as Step;
   };
+
+  it('runs on pushes to main, on pull requests and by hand', () => {
+    expect(wf.on['push']).toEqual({ branches: ['main'] });
+    expect(wf.on).toHaveProperty('pull_request');
+    expect(wf.on).toHaveProperty('workflow_dispatch');
+  });
 
   it('restores ccache in every job that builds MLX, before the build', () => {
     for (const id of ['mlx-linux', 'mlx-linux-shared', 'macos']) {
@@ -203,6 +219,47 @@ describe('ci.yml', () => {
     expect(check.if).toMatch(/^always\(\) && /);
     expect(check.run).toBe('npx mlx-storage-pr check-metal --include "$(brew --prefix doctest)/include"');
     expect(mac.steps.indexOf(check)).toBeGreaterThan(mac.steps.indexOf(step('macos', (s) => s.id === 'metal')));
+  });
+});
+
+describe('drift.yml', () => {
+  const wf = load('drift.yml');
+  const drift = wf.jobs['drift'] as Job;
+  const refs = drift.steps.find((s) => s.id === 'refs') as Step;
+  const check = drift.steps.find((s) => s.run?.includes('mlx-storage-pr check') === true) as Step;
+
+  it('runs on a schedule and by hand, never on pushes or pull requests', () => {
+    expect(Object.keys(wf.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
+    expect(wf.on['schedule']).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \S+ \S+ \S+$/) as unknown }]);
+  });
+
+  it("checks upstream's default branch and latest release, looked up when the job runs, and writes the Markdown report to the job summary", () => {
+    expect(check.env).toEqual({
+      BRANCH: '${{ steps.refs.outputs.branch }}',
+      TAG: '${{ steps.refs.outputs.tag }}',
+    });
+    // Not `|| true`, not `continue-on-error`: check's exit code (4 when a patch no longer applies) fails the run.
+    expect(check.run).toBe('npx mlx-storage-pr check --against "$BRANCH" "$TAG" --markdown >> "$GITHUB_STEP_SUMMARY"');
+    expect(drift.steps.indexOf(check)).toBeGreaterThan(drift.steps.indexOf(refs));
+  });
+
+  it("the lookup finds the default branch and the highest vX.Y.Z tag of the config's upstream", () => {
+    const upstream = makeUpstream();
+    git(upstream.dir, 'checkout', '--quiet', '-b', 'trunk');
+    for (const tag of ['v1.2.0', 'v1.10.0', 'v1.9.3', 'v2.0.0rc1', 'nightly']) git(upstream.dir, 'tag', tag);
+    const dir = tempDir('msp-drift-');
+    writeFileSync(
+      path.join(dir, 'mlx-storage-pr.config.json'),
+      JSON.stringify({ upstream: { url: `file://${upstream.dir}` } }),
+    );
+    const output = path.join(dir, 'output');
+    writeFileSync(output, '');
+    execFileSync('bash', ['-eo', 'pipefail', '-c', refs.run as string], {
+      cwd: dir,
+      env: { ...process.env, GITHUB_OUTPUT: output },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    expect(readFileSync(output, 'utf8')).toBe('branch=trunk\ntag=v1.10.0\n');
   });
 });
 

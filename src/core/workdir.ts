@@ -34,8 +34,8 @@ export interface WorkdirLayout {
   patched: TreeLayout;
   /** The unpatched pinned tree (a worktree of the checkout), its builds and saved results. */
   baseline: TreeLayout & { results(pinned: string, key: string): string };
-  /** verify's tree with only the test changes (a worktree of the checkout) and its builds. */
-  withoutImplementation: TreeLayout;
+  /** verify's tree with only the test changes (a worktree of the checkout), its builds and saved results. */
+  withoutImplementation: TreeLayout & { results(key: string): string };
   /** check-metal's logs and self-test tree. */
   checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
   /** Downloaded and unpacked metal-cpp. */
@@ -61,7 +61,10 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       ...tree(baselineRoot, path.join(baselineRoot, n.checkout)),
       results: (pinned, key) => path.join(baselineRoot, `results-${pinned.slice(0, 12)}-${key}.json`),
     },
-    withoutImplementation: tree(withoutRoot, path.join(withoutRoot, n.checkout)),
+    withoutImplementation: {
+      ...tree(withoutRoot, path.join(withoutRoot, n.checkout)),
+      results: (key) => path.join(withoutRoot, `results-${key}.json`),
+    },
     checkMetal: {
       root: checkMetal,
       logs: path.join(checkMetal, 'logs'),

@@ -2,6 +2,7 @@ import { applySpec } from './apply.js';
 import { checkMetalSpec } from './check-metal.js';
 import { cleanSpec } from './clean.js';
 import { formatSpec } from './format.js';
+import { prSpec } from './pr.js';
 import type { CommandSpec } from './spec.js';
 import { resetSpec, statusSpec } from './status.js';
 import { doctorSpec, testSpec } from './test.js';
@@ -17,5 +18,6 @@ export const commands: CommandSpec[] = [
   formatSpec,
   checkMetalSpec,
   verifySpec,
+  prSpec,
   cleanSpec,
 ];

@@ -297,7 +297,7 @@ async function pushFailed(git: Git, o: { fork: ForkTarget; branch: string }, sta
   if (now !== null && (tip !== state.branch || (now.get(leaseRef(o.branch)) ?? null) !== state.lease))
     return new UserError(
       'BRANCH_MOVED',
-      `The branch ${o.branch} on ${o.fork.remote ?? o.fork.given} changed while pushing (${state.branch?.slice(0, 12) ?? 'absent'} -> ${tip?.slice(0, 12) ?? 'absent'}); nothing was pushed.`,
+      `The branch ${o.branch} on ${o.fork.remote ?? o.fork.given} moved after mlx-storage-pr read it (${state.branch?.slice(0, 12) ?? 'absent'} -> ${tip?.slice(0, 12) ?? 'absent'}); nothing was pushed.`,
       {
         hint: 'Someone else pushed to it just now. Run again to see what changed; the new commits are kept.',
         details: { branch: o.branch, fork: o.fork.given, tip, lease: state.lease, commits: [], total: 0 },

@@ -236,42 +236,61 @@ describe('pr --push: a branch the tool never pushed to, and a dry run', () => {
   });
 });
 
-describe('pr --push: a push that races another push to the branch', () => {
-  it('the other push wins: refused (3), its commit kept, the lease ref not moved (one atomic push)', async () => {
+describe('pr --push: another push lands on the branch while the tool refreshes it', () => {
+  /** A world whose branch the tool created, a template change to push, and someone's commit ready in their clone. */
+  async function raceWorld() {
     const w = await makeWorld();
     const created = await w.pr('--skip-checks');
     expect(created.json.status).toBe('created');
     const file = path.join(w.project, 'templates/mlx/backend/metal/storage_view.cpp');
     writeFileSync(file, `${readFileSync(file, 'utf8')}// v2\n`);
     expect((await runCli(['apply'], { cwd: w.project, env: w.env })).code).toBe(0);
-
-    // Someone's commit, ready in their clone; it lands on the fork while the tool pushes: git runs
-    // pre-push after it has read the fork's refs and before it sends the update.
     const theirs = path.join(tempDir('msp-theirs-'), 'clone');
     git(path.dirname(theirs), 'clone', '--quiet', '--branch', 'mlx-storage-pr', w.fork, theirs);
     writeFileSync(path.join(theirs, 'REVIEW.md'), 'a fix made in the web editor\n');
     git(theirs, 'add', 'REVIEW.md');
     git(theirs, 'commit', '--quiet', '-m', 'Fix a typo in the docs');
     const their = git(theirs, 'rev-parse', 'HEAD').trim();
-    const hook = path.join(w.checkout, '.git', 'hooks', 'pre-push');
-    mkdirSync(path.dirname(hook), { recursive: true });
-    writeFileSync(
-      hook,
-      `#!/bin/sh\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX\nexec git -C '${theirs}' push --quiet --no-verify origin mlx-storage-pr\n`,
-    );
-    chmodSync(hook, 0o755);
+    const push = `unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX\nexec git -C '${theirs}' push --quiet --no-verify origin mlx-storage-pr\n`;
+    const hook = (name: string, script: string) => {
+      const file = path.join(w.checkout, '.git', 'hooks', name);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `#!/bin/sh\n${script}`);
+      chmodSync(file, 0o755);
+    };
+    return { w, first: created.json.commit as string, their, push, hook };
+  }
 
+  async function expectRefused(w: World, first: string, their: string) {
     const raced = await w.pr('--skip-checks');
     expect(raced.code, raced.stderr).toBe(3);
     expect(raced.json.error).toMatchObject({ code: 'BRANCH_MOVED', details: { tip: their } });
-    expect(raced.json.error.message).toContain('changed while pushing');
+    expect(raced.json.error.message).toContain('moved after mlx-storage-pr read it');
+    // Their commit is kept, and the lease ref did not move either: the push is atomic.
     expect(w.forkRefs()[BRANCH]).toBe(their);
-    expect(w.forkRefs()[LEASE]).toBe(created.json.commit);
-
-    // And the next run names it.
+    expect(w.forkRefs()[LEASE]).toBe(first);
+    // The next run names it.
     const next = await w.pr('--skip-checks');
     expect(next.json.error).toMatchObject({ code: 'BRANCH_MOVED', details: { tip: their, total: 1 } });
     expect(next.json.error.details.commits[0].subject).toBe('Fix a typo in the docs');
+  }
+
+  it("between the fetch and the push (git's lease refuses it): refused (3), their commit kept, the lease ref not moved", async () => {
+    const { w, first, their, push, hook } = await raceWorld();
+    // git runs reference-transaction as the fetch records the fork's branch in the checkout: the other push
+    // lands right after the tool has read the branch and before its own push starts.
+    hook(
+      'reference-transaction',
+      `[ "$1" = committed ] || exit 0\ngrep -q ' refs/mlx-storage-pr/fork/heads/mlx-storage-pr$' || exit 0\n${push}`,
+    );
+    await expectRefused(w, first, their);
+  });
+
+  it('during the push (the fork refuses the stale update): refused (3), their commit kept, the lease ref not moved', async () => {
+    const { w, first, their, push, hook } = await raceWorld();
+    // git runs pre-push after it has read the fork's refs for the push and before it sends the update.
+    hook('pre-push', push);
+    await expectRefused(w, first, their);
   });
 });
 

@@ -37,7 +37,7 @@ function prLines(data: PrData): string[] {
   const head = {
     created: `created: ${where} at ${short(data.commit)}`,
     updated: `updated: ${where}, ${short(data.previous)} -> ${short(data.commit)}`,
-    unchanged: `unchanged: ${where} already holds this commit (${short(data.commit)}: same tree, parent and message); nothing pushed`,
+    unchanged: `unchanged: ${where} is at ${short(data.commit)}, with the same tree, parent and message; nothing pushed`,
     'would-create': `[dry run] would create ${where} at a new commit`,
     'would-update': `[dry run] would update ${where} from ${short(data.previous)}`,
   }[data.status];

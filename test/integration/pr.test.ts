@@ -4,6 +4,7 @@
  * is a fixture repository, the fork a bare clone of it (as GitHub's fork has
  * the upstream history), reached by path, file URL or over HTTP.
  */
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -63,7 +64,9 @@ describe('pr --push: refreshing the branch on the fork', () => {
     expect(raw).toMatch(/^author Ada Lovelace <ada@example\.invalid> /m);
     expect(raw).toMatch(/^committer Ada Lovelace <ada@example\.invalid> /m);
     // apply's own commit (the tool's identity and fixed date) never reaches the fork.
-    expect(() => git(w.fork, 'cat-file', '-e', `${applied}^{commit}`)).toThrow();
+    expect(() =>
+      execFileSync('git', ['-C', w.fork, 'cat-file', '-e', `${applied}^{commit}`], { stdio: 'ignore' }),
+    ).toThrow();
     expect(result.json.checks.map((c: { id: string }) => c.id)).toEqual([
       'pr-files',
       'pr-placeholders',
@@ -79,25 +82,42 @@ describe('pr --push: refreshing the branch on the fork', () => {
     ]);
   });
 
+  /** Commits in the checkout's object store with the content of `first` and another id: made by `pr`, not pushed. */
+  const unpushedTwins = () =>
+    git(w.checkout, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)')
+      .split('\n')
+      .filter((l) => l.endsWith(' commit'))
+      .map((l) => l.split(' ')[0] as string)
+      .filter((id) => id !== first)
+      .filter((id) => git(w.checkout, 'rev-parse', `${id}^{tree}`) === git(w.fork, 'rev-parse', `${first}^{tree}`))
+      .filter((id) => git(w.checkout, 'rev-list', '--parents', '-n', '1', id).trim() === `${id} ${w.upstream.sha}`)
+      .filter((id) => git(w.checkout, 'show', '-s', '--format=%B', id) === `${MESSAGE}\n`);
+  const at = (date: string) => ({ ...w.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
+
   it('a second run at another time makes a commit with another id and the same content: unchanged, nothing pushed', async () => {
     const before = w.forkRefs();
     const result = await runCli(['pr', '--push', '--fork', w.fork, ...ONLY_PR_TEXT], {
       cwd: w.project,
-      env: { ...w.env, GIT_AUTHOR_DATE: '2031-05-05T10:00:00Z', GIT_COMMITTER_DATE: '2031-05-05T10:00:00Z' },
+      env: at('2031-05-05T10:00:00Z'),
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^unchanged: mlx-storage-pr on /);
     expect(result.stderr).not.toContain('git push');
     expect(w.forkRefs()).toEqual(before);
+    expect(unpushedTwins()).toHaveLength(1);
   });
 
-  it('after reset and apply again: unchanged', async () => {
+  it('after reset and apply again, at yet another time: unchanged', async () => {
     expect((await runCli(['reset'], { cwd: w.project, env: w.env })).code).toBe(0);
     expect((await runCli(['apply'], { cwd: w.project, env: w.env })).code).toBe(0);
     const before = w.forkRefs();
-    const result = await w.pr('--skip-checks');
+    const result = await runCli(['pr', '--push', '--fork', w.fork, '--json', '--skip-checks'], {
+      cwd: w.project,
+      env: at('2032-06-06T10:00:00Z'),
+    });
     expect(result.json).toMatchObject({ status: 'unchanged', commit: first, previous: first });
     expect(w.forkRefs()).toEqual(before);
+    expect(unpushedTwins()).toHaveLength(2);
   });
 
   it("from a fresh clone with a new workdir, as in CI: the lease on the fork says the branch is the tool's, so unchanged", async () => {

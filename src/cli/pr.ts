@@ -77,9 +77,12 @@ export const prSpec: CommandSpec = defineCommand({
       })
       .option('jobs', jobsOption('Compilers to run at once for the Metal type-check', os.availableParallelism()))
       .option('include', { type: 'string', array: true, describe: 'Extra -isystem folder for the Metal type-check' })
-      .example('$0 pr --push --fork https://github.com/you/mlx.git --dry-run', 'check everything, push nothing')
-      .example('$0 pr --push --fork https://github.com/you/mlx.git --offline', 'refresh the branch (build offline)')
-      .example('GH_TOKEN=... $0 pr --push --fork https://github.com/you/mlx.git --open', 'and create the draft PR')
+      .example(
+        '$0 pr --push --fork fork --dry-run',
+        'with a remote "fork" in the checkout: check and compare, push nothing',
+      )
+      .example('$0 pr --push --fork fork --offline', 'refresh the branch; build checks without network')
+      .example('$0 pr --push --fork fork --open', 'and create or update the draft pull request (token in GH_TOKEN)')
       .epilog(
         'The commit: the applied tree on the pinned commit, message pr/commit-message.txt verbatim, author and committer from ' +
           'GIT_AUTHOR_*/GIT_COMMITTER_* or git config. The fork keeps the id pushed last in refs/mlx-storage-pr/pushed/<branch>; a branch ' +

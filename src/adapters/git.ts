@@ -391,4 +391,153 @@ export class Git {
   async updateRef(ref: string, commit: string): Promise<void> {
     await this.raw(['update-ref', ref, commit]);
   }
+
+  /** The same folder with more environment (e.g. what network commands need); the rest is kept. */
+  withEnv(extra: Env): Git {
+    return new Git(this.dir, this.log, { ...this.env, ...extra });
+  }
+
+  /** The commit `ref` names, or null when there is no such ref. */
+  async resolveRef(ref: string): Promise<string | null> {
+    const out = await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]));
+    return out.trim() || null;
+  }
+
+  /** A commit's tree, parents and message, the message exactly as stored. */
+  async commitContent(commit: string): Promise<{ tree: string; parents: string[]; message: string }> {
+    const out = await this.raw(['cat-file', 'commit', commit]);
+    const end = out.indexOf('\n\n');
+    const header = end < 0 ? out : out.slice(0, end);
+    const fields = header.split('\n').map((l) => l.split(' '));
+    return {
+      tree: fields.find((f) => f[0] === 'tree')?.[1] ?? '',
+      parents: fields.filter((f) => f[0] === 'parent').map((f) => f[1] ?? ''),
+      message: end < 0 ? '' : out.slice(end + 2),
+    };
+  }
+
+  /**
+   * The identity git would write as author or committer, from the GIT_AUTHOR_
+   * and GIT_COMMITTER_ variables or user.name/user.email, or git's reason when
+   * it has none. git is told not to guess one from the host name.
+   */
+  async identity(role: 'author' | 'committer'): Promise<{ ident: string } | { missing: string }> {
+    try {
+      const ident = await this.raw([
+        '-c',
+        'user.useConfigOnly=true',
+        'var',
+        role === 'author' ? 'GIT_AUTHOR_IDENT' : 'GIT_COMMITTER_IDENT',
+      ]);
+      return { ident: ident.trim().replace(/ \d+ [+-]\d{4}$/, '') };
+    } catch (error) {
+      if (!(error instanceof ProcessError) || error.exitCode !== 128) throw error;
+      return {
+        missing:
+          error.stderr
+            .split('\n')
+            .filter((l) => l.startsWith('fatal:'))
+            .join(' ') || error.stderr,
+      };
+    }
+  }
+
+  /**
+   * A commit of `tree` on `parent` with the message in `messageFile` exactly
+   * as written, by the user's identity (environment or git config, never a
+   * guessed one) at the current time.
+   */
+  async commitTreeAsUser(tree: string, parent: string, messageFile: string): Promise<string> {
+    return (
+      await this.raw(['-c', 'user.useConfigOnly=true', 'commit-tree', tree, '-p', parent, '-F', messageFile])
+    ).trim();
+  }
+
+  /** The remotes configured in this repository. */
+  async remoteNames(): Promise<string[]> {
+    return (await this.raw(['remote'])).split('\n').filter(Boolean);
+  }
+
+  /** Every URL a push to `remote` goes to, with insteadOf and pushInsteadOf applied. */
+  async remotePushUrls(remote: string): Promise<string[]> {
+    return (await this.raw(['remote', 'get-url', '--push', '--all', remote])).split('\n').filter(Boolean);
+  }
+
+  /** `url` with the insteadOf rules of git's configuration applied. */
+  async expandUrl(url: string): Promise<string> {
+    return (await this.raw(['ls-remote', '--get-url', url])).trim();
+  }
+
+  /** The ids of `refs` (full names) on the remote; absent refs are left out. */
+  async remoteRefIds(url: string, refs: readonly string[]): Promise<Map<string, string>> {
+    const out = await this.raw(['ls-remote', '--', url, ...refs], { echo: true });
+    const found = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      const [id, ref] = line.split('\t');
+      if (id && ref && refs.includes(ref)) found.set(ref, id);
+    }
+    return found;
+  }
+
+  /** Fetches `refspecs` (`+src:dst`) from `url`, no tags. */
+  async fetchRefs(url: string, refspecs: readonly string[]): Promise<void> {
+    if (refspecs.length === 0) return;
+    await this.raw(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', url, ...refspecs], { echo: true });
+  }
+
+  /**
+   * One atomic push: every ref in `updates` moves, or none does. Each update
+   * carries its lease: the id the ref must have on the remote (null: it must
+   * not exist), checked by git against what the remote has as it pushes.
+   * Returns git's porcelain report.
+   */
+  async pushAtomic(
+    url: string,
+    updates: ReadonlyArray<{ commit: string; ref: string; expect: string | null }>,
+  ): Promise<string> {
+    const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expect ?? ''}`);
+    const refspecs = updates.map((u) => `${u.commit}:${u.ref}`);
+    return this.raw(['push', '--atomic', '--porcelain', ...leases, url, ...refspecs], { echo: true });
+  }
+
+  /** True when `ancestor` is `commit` or one of its ancestors. */
+  async isAncestor(ancestor: string, commit: string): Promise<boolean> {
+    try {
+      await this.raw(['merge-base', '--is-ancestor', ancestor, commit]);
+      return true;
+    } catch (error) {
+      if (error instanceof ProcessError && error.exitCode === 1) return false;
+      throw error;
+    }
+  }
+
+  /** The commits reachable from `include` but from none of `exclude`, newest first, at most `max`; and how many there are. */
+  async commitsIn(
+    include: string,
+    exclude: readonly string[],
+    max: number,
+  ): Promise<{ commits: Array<{ commit: string; author: string; subject: string }>; total: number }> {
+    const not = exclude.length ? ['--not', ...exclude] : [];
+    const total = Number((await this.raw(['rev-list', '--count', include, ...not, '--'])).trim());
+    const out = await this.raw(['log', `--max-count=${max}`, '--format=%H%x00%an <%ae>%x00%s', include, ...not, '--']);
+    const commits = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [commit = '', author = '', subject = ''] = line.split('\0');
+        return { commit, author, subject };
+      });
+    return { commits, total };
+  }
+
+  /** True when `name` is a valid branch name. */
+  async isValidBranchName(name: string): Promise<boolean> {
+    try {
+      await this.raw(['check-ref-format', `refs/heads/${name}`]);
+      return true;
+    } catch (error) {
+      if (error instanceof ProcessError && error.exitCode === 1) return false;
+      throw error;
+    }
+  }
 }

@@ -3,6 +3,7 @@ import { checkSpec } from './check.js';
 import { checkMetalSpec } from './check-metal.js';
 import { cleanSpec } from './clean.js';
 import { formatSpec } from './format.js';
+import { prSpec } from './pr.js';
 import type { CommandSpec } from './spec.js';
 import { resetSpec, statusSpec } from './status.js';
 import { doctorSpec, testSpec } from './test.js';
@@ -18,6 +19,7 @@ export const commands: CommandSpec[] = [
   formatSpec,
   checkMetalSpec,
   verifySpec,
+  prSpec,
   cleanSpec,
   checkSpec,
 ];

@@ -47,7 +47,16 @@ export type ErrorCode =
   | 'PERMISSION_DENIED'
   | 'INTERRUPTED'
   | 'WORKDIR_INVALID'
-  | 'PROCESS_FAILED';
+  | 'PROCESS_FAILED'
+  | 'PR_TEXT_INCOMPLETE'
+  | 'IDENTITY_MISSING'
+  | 'PUSH_TARGET_UPSTREAM'
+  | 'TOKEN_MISSING'
+  | 'BRANCH_NOT_PUSHED_BY_TOOL'
+  | 'BRANCH_MOVED'
+  | 'FORK_UNREACHABLE'
+  | 'PUSH_FAILED'
+  | 'GITHUB_API_FAILED';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -81,6 +90,15 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   INTERRUPTED: ExitCode.interrupted,
   WORKDIR_INVALID: ExitCode.usage,
   PROCESS_FAILED: ExitCode.failure,
+  PR_TEXT_INCOMPLETE: ExitCode.failure,
+  IDENTITY_MISSING: ExitCode.failure,
+  PUSH_TARGET_UPSTREAM: ExitCode.usage,
+  TOKEN_MISSING: ExitCode.usage,
+  BRANCH_NOT_PUSHED_BY_TOOL: ExitCode.dirty,
+  BRANCH_MOVED: ExitCode.dirty,
+  FORK_UNREACHABLE: ExitCode.source,
+  PUSH_FAILED: ExitCode.failure,
+  GITHUB_API_FAILED: ExitCode.failure,
 };
 
 /** The exit code of an error code. */

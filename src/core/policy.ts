@@ -9,6 +9,8 @@ import type { CheckResult } from './checks.js';
  */
 
 export const DESCRIPTION_FILE = 'pr/description.md';
+/** The message of the pull request's one commit. */
+export const COMMIT_MESSAGE_FILE = 'pr/commit-message.txt';
 
 /** A place the user must write: `<!-- WRITE: ... -->` in Markdown, `TODO(user): ...` in plain text. */
 const PLACEHOLDERS = [/<!--\s*WRITE:/, /TODO\(user\)/];
@@ -33,6 +35,11 @@ export function findPlaceholders(files: readonly PolicyFile[]): Placeholder[] {
     }
   }
   return found;
+}
+
+/** True when `text` holds words of the user's own, beyond placeholders, comments and MLX's template line. */
+export function hasOwnWords(text: string): boolean {
+  return ownWords(text).length > 0;
 }
 
 /** Text with HTML comments, placeholder lines and MLX's own PR template line removed. */
@@ -97,7 +104,7 @@ export function policyChecks(files: readonly PolicyFile[]): CheckResult[] {
 
   // This check is about presence only. Its ok line names no file and no verdict on the text, so it
   // cannot read as "the description is fine" above the FAIL lines of the checks that read the text.
-  const missing = [...(description ? [] : [DESCRIPTION_FILE]), ...(messages.length ? [] : ['pr/commit-message.txt'])];
+  const missing = [...(description ? [] : [DESCRIPTION_FILE]), ...(messages.length ? [] : [COMMIT_MESSAGE_FILE])];
   checks.push(
     missing.length
       ? {

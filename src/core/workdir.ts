@@ -36,8 +36,8 @@ export interface WorkdirLayout {
   patched: TreeLayout;
   /** The unpatched pinned tree (a worktree of the checkout), its builds and saved results. */
   baseline: TreeLayout & { results(pinned: string, key: string): string };
-  /** verify's tree with only the test changes (a worktree of the checkout) and its builds. */
-  withoutImplementation: TreeLayout;
+  /** verify's tree with only the test changes (a worktree of the checkout), its builds and saved results. */
+  withoutImplementation: TreeLayout & { results(key: string): string };
   /** verify's tree for mutants (a worktree of the checkout) and its builds. */
   mutants: TreeLayout;
   /** check-metal's logs and self-test tree. */
@@ -76,7 +76,10 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       ...tree(baselineRoot, path.join(baselineRoot, n.checkout)),
       results: (pinned, key) => path.join(baselineRoot, `results-${pinned.slice(0, 12)}-${key}.json`),
     },
-    withoutImplementation: tree(withoutRoot, path.join(withoutRoot, n.checkout)),
+    withoutImplementation: {
+      ...tree(withoutRoot, path.join(withoutRoot, n.checkout)),
+      results: (key) => path.join(withoutRoot, `results-${key}.json`),
+    },
     mutants: tree(mutantsRoot, path.join(mutantsRoot, n.checkout)),
     checkMetal: {
       root: checkMetal,

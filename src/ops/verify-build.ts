@@ -1,3 +1,6 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
 import { withLock } from '../adapters/lock.js';
 import type { CheckResult } from '../core/checks.js';
 import { isUserError, UserError } from '../core/errors.js';
@@ -176,8 +179,26 @@ async function withoutImplementation(
     };
 
   try {
+    // A result for exactly this series, these build options and these new tests is not built again.
+    const setup = await prepareBuild(ctx, options);
+    const resultsFile = ctx.layout.withoutImplementation.results(setup.key);
+    const inputs = JSON.stringify({
+      inputHash: (await ctx.project()).plan.inputHash,
+      key: setup.key,
+      newTests: [...newTests].sort(),
+    });
+    // A saved result that is missing, unreadable or not JSON is no saved result: the check runs again.
+    const saved = await readFile(resultsFile, 'utf8')
+      .then((t) => JSON.parse(t) as { inputs: string; check: CheckResult })
+      .catch(() => null);
+    if (saved?.inputs === inputs)
+      return {
+        ...saved.check,
+        detail: `${saved.check.detail} (saved result; the series and build options are unchanged)`,
+      };
+
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
-    return await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
+    const check = await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
       const git = await ctx.checkout();
       if (git === null)
         throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
@@ -200,7 +221,6 @@ async function withoutImplementation(
       // Its own tree at the same depth as the others, so ccache reuses their objects.
       const tree = ctx.layout.withoutImplementation;
       await prepareWorktree(ctx, git, tree, commit, { fresh: true });
-      const setup = await prepareBuild(ctx, options);
       const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'without implementation');
       await configureIfNeeded(spec, ctx.log);
       try {
@@ -227,6 +247,11 @@ async function withoutImplementation(
       }
       return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
     });
+    // Not saving only costs the next run a build.
+    await mkdir(path.dirname(resultsFile), { recursive: true })
+      .then(() => writeFile(resultsFile, JSON.stringify({ inputs, check })))
+      .catch((error: unknown) => ctx.log.debug(`could not save ${resultsFile}: ${(error as Error).message}`));
+    return check;
   } catch (error) {
     if (!isUserError(error)) throw error;
     return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };

@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { laneToolchain, makeMetalProject, makeMetalUpstream, skipName } from '../support/check-metal-fixtures.js';
 import { byOutcome, gitOnlyPath, runJson, runTable, spawnJson, type Names, type Outcome } from '../support/contract.js';
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
+import { makeWorld, MESSAGE, ONLY_PR_TEXT, pushByHand, writePrText, type World } from '../support/fork.js';
 import { editConfig, FIXTURES, git, makeProject, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 
 const COMMANDS = ['apply', 'status', 'reset', 'test', 'doctor', 'format', 'check-metal', 'verify'] as const;
@@ -1158,6 +1159,314 @@ describe('the workdir lock', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+          },
+        },
+      }
+    `);
+  });
+});
+
+describe('pr: the branch on the fork', () => {
+  let w: World;
+  const names = (): Names => ({
+    paths: { project: w.project, upstream: w.upstream.dir, fork: w.fork },
+    shas: { pinned: w.upstream.sha },
+  });
+  const run = (...args: string[]) => runJson(['pr', ...args], { cwd: w.project, env: w.env, names: names() });
+  const push = (...args: string[]) => run('--push', '--fork', w.fork, ...args);
+
+  beforeAll(async () => {
+    w = await makeWorld();
+  });
+
+  it('usage errors (2): no --push, no --fork, an unknown option; before apply (1, NOT_APPLIED); an invalid config (7)', async () => {
+    const fresh = makeProject(w.upstream.sha);
+    const broken = makeProject(w.upstream.sha);
+    editConfig(broken, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = 'abc'));
+    const out = {
+      'no --push': await run('--fork', w.fork),
+      'no --fork': await run('--push'),
+      '--no-such-option': await run('--push', '--no-such-option'),
+      'before apply': await runJson(['pr', '--push', '--fork', w.fork], { cwd: fresh, env: w.env, names: names() }),
+      'invalid config': await runJson(['pr', '--push', '--fork', w.fork], { cwd: broken, env: w.env, names: names() }),
+    };
+    expect(codes(out)).toMatchInlineSnapshot(`
+      {
+        "--no-such-option": 2,
+        "before apply": 1,
+        "invalid config": 7,
+        "no --fork": 2,
+        "no --push": 2,
+      }
+    `);
+    expect(
+      byOutcome({ 'no --push': out['no --push'], 'no --fork': out['no --fork'], 'before apply': out['before apply'] }),
+    ).toMatchInlineSnapshot(`
+      {
+        "before apply": {
+          "code": 1,
+          "json": {
+            "error": {
+              "code": "NOT_APPLIED",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "no --push, no --fork": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "USAGE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('created, then unchanged (0)', async () => {
+    expect({ created: await push(...ONLY_PR_TEXT), unchanged: await push('--skip-checks') }).toMatchInlineSnapshot(`
+      {
+        "created": {
+          "code": 0,
+          "json": {
+            "author": "Ada Lovelace <ada@example.invalid>",
+            "backup": null,
+            "branch": "mlx-storage-pr",
+            "checks": [
+              "pr-files: pass, required",
+              "pr-placeholders: pass, required",
+              "pr-ai-disclosure: pass, required",
+            ],
+            "command": "pr",
+            "commit": "<sha1>",
+            "committer": "Ada Lovelace <ada@example.invalid>",
+            "leaseRef": "refs/mlx-storage-pr/pushed/mlx-storage-pr",
+            "ok": true,
+            "previous": null,
+            "pullRequest": null,
+            "remote": "<fork>",
+            "skipped": [
+              "format-cpp",
+              "format-cmake",
+              "metal-typecheck",
+              "docs",
+              "linux-build",
+              "tests-fail-without-implementation",
+            ],
+            "status": "created",
+            "subject": "Add a read-only Metal storage view",
+            "url": "<fork>",
+          },
+        },
+        "unchanged": {
+          "code": 0,
+          "json": {
+            "author": "Ada Lovelace <ada@example.invalid>",
+            "backup": null,
+            "branch": "mlx-storage-pr",
+            "checks": null,
+            "command": "pr",
+            "commit": "<sha1>",
+            "committer": "Ada Lovelace <ada@example.invalid>",
+            "leaseRef": "refs/mlx-storage-pr/pushed/mlx-storage-pr",
+            "ok": true,
+            "previous": "<sha1>",
+            "pullRequest": null,
+            "remote": "<fork>",
+            "skipped": [],
+            "status": "unchanged",
+            "subject": "Add a read-only Metal storage view",
+            "url": "<fork>",
+          },
+        },
+      }
+    `);
+  });
+
+  it('refused before pushing: the upstream repository (2), placeholders (1), edits in the checkout (3), a failing check (1), a branch never pushed by the tool (3)', async () => {
+    const out: Record<string, Outcome> = {};
+    out['upstream'] = await run('--push', '--fork', 'git@github.com:ml-explore/mlx.git', '--skip-checks');
+    writePrText(w.project, 'TODO(user): subject\n');
+    out['placeholders'] = await push('--skip-checks');
+    writePrText(w.project, MESSAGE, '## Proposed changes\n\nA view.\n');
+    out['failing check'] = await push(...ONLY_PR_TEXT);
+    writePrText(w.project);
+    const file = path.join(w.checkout, 'README.md');
+    writeFileSync(file, 'mine\n');
+    out['edits in the checkout'] = await push('--skip-checks');
+    rmSync(file);
+    git(w.fork, 'branch', 'taken', w.upstream.sha);
+    out['never pushed by the tool'] = await push('--branch', 'taken', '--skip-checks');
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "edits in the checkout": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "DIRTY_CHECKOUT",
+              "details": {
+                "dirty": [
+                  "README.md",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "failing check": {
+          "code": 1,
+          "json": {
+            "error": {
+              "code": "CHECK_FAILED",
+              "details": {
+                "checks": [
+                  "pr-files: pass, required",
+                  "pr-placeholders: pass, required",
+                  "pr-ai-disclosure: fail, required, fix",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "never pushed by the tool": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "BRANCH_NOT_PUSHED_BY_TOOL",
+              "details": {
+                "branch": "taken",
+                "commits": [],
+                "fork": "<fork>",
+                "lease": null,
+                "tip": "<pinned>",
+                "total": 0,
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "placeholders": {
+          "code": 1,
+          "json": {
+            "error": {
+              "code": "PR_TEXT_INCOMPLETE",
+              "details": {
+                "file": "pr/commit-message.txt",
+                "placeholders": [
+                  {
+                    "line": 1,
+                    "path": "pr/commit-message.txt",
+                    "text": "TODO(user): subject",
+                  },
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "upstream": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "PUSH_TARGET_UPSTREAM",
+              "details": {
+                "fork": null,
+                "upstream": "https://github.com/ml-explore/mlx.git",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('a commit pushed by hand: refused (3) naming it; --force (0) keeps it under a backup ref', async () => {
+    const file = path.join(w.project, 'templates/mlx/backend/metal/storage_view.cpp');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}// v2\n`);
+    expect((await runJson(['apply'], { cwd: w.project, env: w.env })).code).toBe(0);
+    const hand = pushByHand(w.fork, 'A change made by hand');
+    const withHand = (...args: string[]) =>
+      runJson(['pr', '--push', '--fork', w.fork, ...args], {
+        cwd: w.project,
+        env: w.env,
+        names: { ...names(), shas: { pinned: w.upstream.sha, hand } },
+      });
+    expect({
+      refused: await withHand('--skip-checks'),
+      forced: await withHand('--skip-checks', '--force'),
+    }).toMatchInlineSnapshot(`
+      {
+        "forced": {
+          "code": 0,
+          "json": {
+            "author": "Ada Lovelace <ada@example.invalid>",
+            "backup": {
+              "commit": "<hand>",
+              "ref": "refs/mlx-storage-pr/backup/mlx-storage-pr/<time>",
+              "restore": [
+                "git fetch <fork> refs/mlx-storage-pr/backup/mlx-storage-pr/<time>",
+                "git push --force <fork> FETCH_HEAD:refs/heads/mlx-storage-pr",
+              ],
+            },
+            "branch": "mlx-storage-pr",
+            "checks": null,
+            "command": "pr",
+            "commit": "<sha1>",
+            "committer": "Ada Lovelace <ada@example.invalid>",
+            "leaseRef": "refs/mlx-storage-pr/pushed/mlx-storage-pr",
+            "ok": true,
+            "previous": "<hand>",
+            "pullRequest": null,
+            "remote": "<fork>",
+            "skipped": [],
+            "status": "updated",
+            "subject": "Add a read-only Metal storage view",
+            "url": "<fork>",
+          },
+        },
+        "refused": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "BRANCH_MOVED",
+              "details": {
+                "branch": "mlx-storage-pr",
+                "commits": [
+                  {
+                    "author": "Fixture <fixture@example.invalid>",
+                    "commit": "<hand>",
+                    "subject": "A change made by hand",
+                  },
+                ],
+                "fork": "<fork>",
+                "lease": "<sha1>",
+                "tip": "<hand>",
+                "total": 1,
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
           },
         },
       }

@@ -100,7 +100,9 @@ describe('scripts/lint-workflows.mjs', () => {
 
   it("passes on this repository's workflows", { timeout: 120_000 }, async () => {
     const result = await lint(REPO_ROOT, hasShellcheck ? { args: ['--require-shellcheck'] } : {});
-    expect(result.out).toMatch(/^ok: .github\/workflows\/ci\.yml, .github\/workflows\/drift\.yml: actionlint 1\.7\.7/m);
+    expect(result.out).toMatch(
+      /^ok: .github\/workflows\/ci\.yml, .github\/workflows\/drift\.yml, .github\/workflows\/refresh-pr\.yml: actionlint 1\.7\.7/m,
+    );
     expect(result.code).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -84,9 +84,16 @@ describe.skipIf(!hasTools)(
       expect(without.detail).toContain('do not compile');
     });
 
-    it('reuses the saved suite results while nothing changed', async () => {
-      const { linux } = await buildChecks();
+    it('reuses the saved suite results and the saved result without the implementation while nothing changed', async () => {
+      const tree = path.join(project, '.work', 'without-implementation', 'mlx');
+      rmSync(tree, { recursive: true, force: true });
+      const { linux, without } = await buildChecks();
       expect(linux.detail).toContain('saved results');
+      expect(without).toMatchObject({ status: 'pass' });
+      expect(without.detail).toContain('do not compile');
+      expect(without.detail).toContain('(saved result; the series and build options are unchanged)');
+      // Nothing was built again: the tree without the implementation was not even made.
+      expect(existsSync(tree)).toBe(false);
     });
 
     it('fails when a new test passes without the implementation', async () => {

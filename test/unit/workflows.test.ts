@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
+import { VERIFY_GROUPS } from '../../src/core/verify-skip.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
 import { git, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 
@@ -17,18 +18,27 @@ type Step = {
   with?: Record<string, unknown>;
   env?: Record<string, unknown>;
 } & Record<string, unknown>;
-type Job = { steps: Step[]; strategy?: { matrix: Record<string, unknown> }; env?: Record<string, unknown> } & Record<
-  string,
-  unknown
->;
+/** A job that runs steps, or (`uses`) one that runs another workflow's jobs. */
+type Job = {
+  steps: Step[];
+  uses?: string;
+  strategy?: { matrix: Record<string, unknown> };
+  env?: Record<string, unknown>;
+} & Record<string, unknown>;
 type Workflow = { on: Record<string, unknown>; jobs: Record<string, Job> } & Record<string, unknown>;
 
 const GITHUB = path.join(REPO_ROOT, '.github');
 const files = readdirSync(path.join(GITHUB, 'workflows')).filter((f) => /\.ya?ml$/.test(f));
 const read = (file: string) => readFileSync(path.join(GITHUB, 'workflows', file), 'utf8');
 const load = (file: string) => parse(read(file)) as Workflow;
-const steps = (wf: Workflow) => Object.values(wf.jobs).flatMap((job) => job.steps);
+const steps = (wf: Workflow) => Object.values(wf.jobs).flatMap((job) => job.steps ?? []);
 const uses = (wf: Workflow, action: string) => steps(wf).filter((s) => s.uses?.split('@')[0] === action);
+/** The commit each action is pinned to in ci.yml. */
+const ciPins = new Map(
+  steps(load('ci.yml'))
+    .map((s) => s.uses?.split('@') ?? [])
+    .filter((parts): parts is [string, string] => parts.length === 2),
+);
 
 describe.each(files)('workflow %s', (file) => {
   const wf = load(file);
@@ -45,14 +55,15 @@ describe.each(files)('workflow %s', (file) => {
     });
   });
 
-  it('sets timeout-minutes on every job', () => {
-    for (const [id, job] of Object.entries(wf.jobs)) expect(job['timeout-minutes'], id).toBeGreaterThan(0);
+  it("sets timeout-minutes on every job (a job that runs another workflow has that workflow's limits)", () => {
+    for (const [id, job] of Object.entries(wf.jobs))
+      if (job.uses === undefined) expect(job['timeout-minutes'], id).toBeGreaterThan(0);
   });
 
   it('lets no job or step continue on error, so a failed build fails the run', () => {
     for (const [id, job] of Object.entries(wf.jobs)) {
       expect(job, id).not.toHaveProperty('continue-on-error');
-      for (const step of job.steps)
+      for (const step of job.steps ?? [])
         expect(step, `${id}: ${step.name ?? step.uses ?? step.run}`).not.toHaveProperty('continue-on-error');
     }
   });
@@ -61,8 +72,9 @@ describe.each(files)('workflow %s', (file) => {
     const lines = read(file)
       .split('\n')
       .filter((l) => /^\s*(-\s+)?uses:/.test(l));
-    // Every `uses:` the parser sees is on one of these lines, so none escapes the check.
-    expect(lines.length).toBe(steps(wf).filter((s) => s.uses).length);
+    // Every `uses:` the parser sees (of steps and of jobs) is on one of these lines, so none escapes the check.
+    const jobUses = Object.values(wf.jobs).filter((j) => j.uses).length;
+    expect(lines.length).toBe(steps(wf).filter((s) => s.uses).length + jobUses);
     const pins = new Map<string, string>();
     for (const line of lines) {
       const match = /uses:\s*(\S+)(?:\s+#\s*(.*))?$/.exec(line);
@@ -74,6 +86,8 @@ describe.each(files)('workflow %s', (file) => {
       // One action, one commit across the file.
       expect(pins.get(action as string) ?? ref, line).toBe(ref);
       pins.set(action as string, ref as string);
+      // And the same commit as ci.yml, so one update moves every workflow.
+      expect(ciPins.get(action as string) ?? ref, `${file}: ${line}`).toBe(ref);
     }
   });
 
@@ -100,6 +114,7 @@ describe.each(files)('workflow %s', (file) => {
       }
     )['self-hosted-runner'].labels;
     for (const job of Object.values(wf.jobs)) {
+      if (job.uses !== undefined) continue;
       const label = String(job['runs-on']);
       if (!/^(ubuntu-(22|24)\.04|macos-1[45])$/.test(label)) expect(declared, label).toContain(label);
     }
@@ -121,6 +136,15 @@ describe('every workflow', () => {
 describe('ci.yml', () => {
   const wf = load('ci.yml');
   const job = (id: string) => wf.jobs[id] as Job;
+
+  it('runs on pushes to main, on pull requests, by hand and from refresh-pr.yml, and cancels superseded runs outside main', () => {
+    expect(wf.on['push']).toEqual({ branches: ['main'] });
+    expect(Object.keys(wf.on).sort()).toEqual(['pull_request', 'push', 'workflow_call', 'workflow_dispatch']);
+    expect(wf['concurrency']).toEqual({
+      group: '${{ github.workflow }}-${{ github.ref }}',
+      'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
+    });
+  });
   const step = (jobId: string, test: (s: Step) => boolean) => {
     const found = job(jobId).steps.find(test);
     expect(found, `${jobId}: step not found`).toBeDefined();
@@ -260,6 +284,83 @@ describe('drift.yml', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     expect(readFileSync(output, 'utf8')).toBe('branch=trunk\ntag=v1.10.0\n');
+  });
+});
+
+describe('refresh-pr.yml', () => {
+  const wf = load('refresh-pr.yml');
+  const refresh = wf.jobs['refresh'] as Job;
+  const push = refresh.steps.find((s) => s.run?.includes('mlx-storage-pr "${args[@]}"')) as Step;
+
+  /** The push step's script, run by bash with `npx` standing in to print the command it would run. */
+  const argv = (env: Record<string, string>) =>
+    execFileSync('bash', ['-euo', 'pipefail', '-c', `npx() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'], ...env },
+    })
+      .trim()
+      .split('\n');
+
+  it('runs only when dispatched by hand, with a yes/no input "open" that is no unless ticked', () => {
+    expect(Object.keys(wf.on)).toEqual(['workflow_dispatch']);
+    expect(wf.on['workflow_dispatch']).toEqual({
+      inputs: { open: { description: expect.any(String), type: 'boolean', default: false } },
+    });
+  });
+
+  it('runs one at a time and never cancels a run under way', () => {
+    expect(wf['concurrency']).toEqual({ group: 'refresh-pr', 'cancel-in-progress': false });
+  });
+
+  it("runs CI's own jobs first, and pushes only after they pass", () => {
+    expect(wf.jobs['ci']).toMatchObject({ uses: './.github/workflows/ci.yml' });
+    expect(Object.keys(wf.jobs)).toEqual(['ci', 'refresh']);
+    expect(refresh['needs']).toBe('ci');
+    expect(refresh).not.toHaveProperty('if');
+  });
+
+  it('pushes from a protected environment, the only place the token is named, and hands it over as GH_TOKEN', () => {
+    expect(refresh['environment']).toBe('pull-request');
+    const text = read('refresh-pr.yml');
+    expect(text.match(/secrets\./g)).toHaveLength(1);
+    expect(push.env?.['GH_TOKEN']).toBe('${{ secrets.MLX_PR_TOKEN }}');
+    expect(push.run).not.toContain('secrets.');
+  });
+
+  it('runs pr --push on the fork from the variables, with --open only when the input asks', () => {
+    expect(push.env).toMatchObject({
+      FORK: '${{ vars.MLX_PR_FORK }}',
+      BRANCH: '${{ vars.MLX_PR_BRANCH }}',
+      OPEN: '${{ inputs.open }}',
+      GIT_AUTHOR_NAME: '${{ vars.MLX_PR_AUTHOR_NAME }}',
+      GIT_AUTHOR_EMAIL: '${{ vars.MLX_PR_AUTHOR_EMAIL }}',
+      GIT_COMMITTER_NAME: '${{ vars.MLX_PR_AUTHOR_NAME }}',
+      GIT_COMMITTER_EMAIL: '${{ vars.MLX_PR_AUTHOR_EMAIL }}',
+    });
+    const fork = 'https://github.com/alice/mlx.git';
+    const base = ['mlx-storage-pr', 'pr', '--push', '--fork', fork, '--skip'];
+    expect(argv({ FORK: fork, BRANCH: '', OPEN: 'false' }).slice(0, base.length)).toEqual(base);
+    expect(argv({ FORK: fork, BRANCH: '', OPEN: 'false' })).not.toContain('--open');
+    expect(argv({ FORK: fork, BRANCH: '', OPEN: 'true' }).at(-1)).toBe('--open');
+    expect(argv({ FORK: fork, BRANCH: 'metal-view', OPEN: 'false' }).slice(-2)).toEqual(['--branch', 'metal-view']);
+    expect(() => argv({ FORK: '', BRANCH: '', OPEN: 'true' })).toThrow();
+  });
+
+  it('leaves out exactly the checks that CI ran on this commit, so the PR text is checked here', () => {
+    const out = argv({ FORK: 'x', BRANCH: '', OPEN: 'false' });
+    const skipped = out.slice(out.indexOf('--skip') + 1).filter((a) => !a.startsWith('--'));
+    const ciVerify = load('ci.yml').jobs['mlx-linux']?.steps.find((s) => s.id === 'verify')?.run ?? '';
+    expect(ciVerify).toMatch(/verify .*--skip pr-text /);
+    expect(skipped.sort()).toEqual(
+      Object.keys(VERIFY_GROUPS)
+        .filter((g) => g !== 'pr-text')
+        .sort(),
+    );
+  });
+
+  it('checks out, installs and applies before it pushes', () => {
+    const runs = refresh.steps.map((s) => s.run ?? s.uses?.split('@')[0]);
+    expect(runs).toEqual(['actions/checkout', 'actions/setup-node', 'npm ci', 'npx mlx-storage-pr apply', push.run]);
   });
 });
 

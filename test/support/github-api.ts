@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as the stand-in received it. */
+export interface ApiRequest {
+  method: string;
+  /** Path and query, e.g. `/repos/ml-explore/mlx/pulls?head=alice%3Ab&state=open`. */
+  url: string;
+  authorization: string | null;
+  body: Record<string, unknown> | null;
+}
+
+interface Pull {
+  number: number;
+  title: string;
+  body: string;
+  draft: boolean;
+  head: string;
+  base: string;
+  state: 'open' | 'closed';
+}
+
+/**
+ * A stand-in for the few GitHub REST endpoints `pr --open` calls, on a local
+ * port: the repository (its default branch), the list of pull requests by
+ * head, create and update. It answers as GitHub does (status codes, field
+ * names) and records every request. Only a request with `token <token>` is
+ * let in.
+ */
+export interface GitHubStandIn {
+  url: string;
+  requests: ApiRequest[];
+  pulls: Pull[];
+  /** Answer pull request creation with this status (e.g. 403 for a token that may not). */
+  refuseCreate: number | null;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? (JSON.parse(text) as Record<string, unknown>) : null;
+}
+
+export async function startGitHubStandIn(options: {
+  token: string;
+  repository: string;
+  defaultBranch: string;
+}): Promise<GitHubStandIn> {
+  const state = { requests: [] as ApiRequest[], pulls: [] as Pull[], refuseCreate: null as number | null };
+  let base = '';
+  const pullJson = (p: Pull) => ({
+    number: p.number,
+    html_url: `https://github.example/${options.repository}/pull/${p.number}`,
+    title: p.title,
+    body: p.body,
+    draft: p.draft,
+    state: p.state,
+    head: { label: p.head },
+    base: { ref: p.base },
+  });
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const url = req.url ?? '/';
+      state.requests.push({ method: req.method ?? '', url, authorization: req.headers.authorization ?? null, body });
+      const send = (status: number, data: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(data));
+      };
+      if (req.headers.authorization !== `token ${options.token}`) return send(401, { message: 'Bad credentials' });
+      const parsed = new URL(url, base);
+      const repo = `/repos/${options.repository}`;
+      if (req.method === 'GET' && parsed.pathname === repo)
+        return send(200, { full_name: options.repository, default_branch: options.defaultBranch });
+      if (req.method === 'GET' && parsed.pathname === `${repo}/pulls`) {
+        const head = parsed.searchParams.get('head');
+        const wanted = parsed.searchParams.get('state') ?? 'open';
+        return send(
+          200,
+          state.pulls
+            .filter((p) => (head === null || p.head === head) && (wanted === 'all' || p.state === wanted))
+            .map(pullJson),
+        );
+      }
+      if (req.method === 'POST' && parsed.pathname === `${repo}/pulls`) {
+        if (state.refuseCreate !== null)
+          return send(state.refuseCreate, { message: 'Resource not accessible by personal access token' });
+        const pull: Pull = {
+          number: state.pulls.length + 1,
+          title: String(body?.['title']),
+          body: typeof body?.['body'] === 'string' ? body['body'] : '',
+          draft: body?.['draft'] === true,
+          head: String(body?.['head']),
+          base: String(body?.['base']),
+          state: 'open',
+        };
+        state.pulls.push(pull);
+        return send(201, pullJson(pull));
+      }
+      const patch = new RegExp(`^${repo}/pulls/(\\d+)$`).exec(parsed.pathname);
+      if (req.method === 'PATCH' && patch) {
+        const pull = state.pulls.find((p) => p.number === Number(patch[1]));
+        if (!pull) return send(404, { message: 'Not Found' });
+        if (typeof body?.['title'] === 'string') pull.title = body['title'];
+        if (typeof body?.['body'] === 'string') pull.body = body['body'];
+        return send(200, pullJson(pull));
+      }
+      return send(404, { message: 'Not Found' });
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    get requests() {
+      return state.requests;
+    },
+    get pulls() {
+      return state.pulls;
+    },
+    get refuseCreate() {
+      return state.refuseCreate;
+    },
+    set refuseCreate(status: number | null) {
+      state.refuseCreate = status;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

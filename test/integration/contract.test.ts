@@ -1260,6 +1260,8 @@ describe('pr: the branch on the fork', () => {
               "docs",
               "linux-build",
               "tests-fail-without-implementation",
+              "metal-twin",
+              "mutants",
             ],
             "status": "created",
             "subject": "Add a read-only Metal storage view",

@@ -79,6 +79,8 @@ describe('pr --push: refreshing the branch on the fork', () => {
       'docs',
       'linux-build',
       'tests-fail-without-implementation',
+      'metal-twin',
+      'mutants',
     ]);
   });
 

@@ -48,7 +48,8 @@ describe.each(files)('workflow %s', (file) => {
     for (const job of Object.values(wf.jobs)) expect(job['permissions']).toBeUndefined();
   });
 
-  it('cancels superseded runs outside main', () => {
+  // refresh-pr.yml runs one at a time and never cancels: its own block tests that.
+  it.skipIf(file === 'refresh-pr.yml')('cancels superseded runs outside main', () => {
     expect(wf['concurrency']).toEqual({
       group: '${{ github.workflow }}-${{ github.ref }}',
       'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",

@@ -1,6 +1,7 @@
 import { applySpec } from './apply.js';
 import { checkMetalSpec } from './check-metal.js';
 import { cleanSpec } from './clean.js';
+import { exportSpec } from './export.js';
 import { formatSpec } from './format.js';
 import type { CommandSpec } from './spec.js';
 import { resetSpec, statusSpec } from './status.js';
@@ -18,4 +19,5 @@ export const commands: CommandSpec[] = [
   checkMetalSpec,
   verifySpec,
   cleanSpec,
+  exportSpec,
 ];

@@ -46,7 +46,12 @@ export type ErrorCode =
   | 'PERMISSION_DENIED'
   | 'INTERRUPTED'
   | 'WORKDIR_INVALID'
-  | 'PROCESS_FAILED';
+  | 'PROCESS_FAILED'
+  | 'EXPORT_REFUSED'
+  | 'BUMP_CONFLICT'
+  | 'BUMP_IN_PROGRESS'
+  | 'NO_BUMP'
+  | 'VERSION_NOT_FOUND';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -79,6 +84,11 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   INTERRUPTED: ExitCode.interrupted,
   WORKDIR_INVALID: ExitCode.usage,
   PROCESS_FAILED: ExitCode.failure,
+  EXPORT_REFUSED: ExitCode.failure,
+  BUMP_CONFLICT: ExitCode.conflict,
+  BUMP_IN_PROGRESS: ExitCode.dirty,
+  NO_BUMP: ExitCode.usage,
+  VERSION_NOT_FOUND: ExitCode.source,
 };
 
 /**

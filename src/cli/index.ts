@@ -1,4 +1,5 @@
 import { applySpec } from './apply.js';
+import { bumpSpec } from './bump.js';
 import { checkMetalSpec } from './check-metal.js';
 import { cleanSpec } from './clean.js';
 import { exportSpec } from './export.js';
@@ -20,4 +21,5 @@ export const commands: CommandSpec[] = [
   verifySpec,
   cleanSpec,
   exportSpec,
+  bumpSpec,
 ];

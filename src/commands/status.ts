@@ -33,5 +33,13 @@ function statusLines(data: StatusData): string[] {
   if (data.dirty.length) lines.push('uncommitted changes:', ...data.dirty.map((e) => `  ${e.code} ${e.path}`));
   if (data.conflicts.length)
     lines.push('conflicts:', ...data.conflicts.map((c) => `  ${c.patch}: ${c.file}: ${c.reason}`));
+  if (data.bump) {
+    const b = data.bump;
+    lines.push(
+      `bump:     in progress from ${b.from.commit.slice(0, 12)} (MLX ${b.from.version}) to ${b.to.commit.slice(0, 12)} (MLX ${b.to.version}, ${b.ref})`,
+      `          resolve the conflicts in ${b.worktree}, run \`mlx-storage-pr export\`, then \`mlx-storage-pr bump --continue\` (or \`bump --abort\`)`,
+      ...b.conflicts.map((c) => `          patches/${c.patch}: ${c.file}: ${c.count} conflict(s)`),
+    );
+  }
   return lines;
 }

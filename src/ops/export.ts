@@ -413,21 +413,35 @@ export function chainOf(steps: readonly PatchStep[], baseContents: ReadonlyMap<s
 }
 
 /**
- * The tree the checkout's edits make: `tree` with every exported file
- * replaced by the working folder's text. The new series must build exactly
- * this tree.
+ * `tree` with the given files replaced by the given texts: the tree the
+ * checkout's edits make, which the new series must build exactly.
  */
-export async function editedTree(git: Git, tree: string, files: readonly string[]): Promise<string> {
+export async function treeWithTexts(git: Git, tree: string, texts: ReadonlyMap<string, string>): Promise<string> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'mlx-storage-pr-export-'));
   try {
     const index = git.withIndex(path.join(tmp, 'index'));
     await index.readTree(tree);
-    const blobs = await index.hashObjects(files.map((f) => path.join(git.dir, f)));
+    const files = [...texts.keys()];
+    const blobs = await hashTexts(index, [...texts.values()]);
     await index.updateIndex(files.map((f, i) => ({ path: f, blob: blobs[i] as string })));
     return await index.writeTree();
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** The checkout's text of each exported file. */
+function exportedTexts(
+  paths: readonly string[],
+  edited: ReadonlyMap<string, string | null>,
+  others: readonly OtherChange[],
+): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const file of paths) {
+    const text = edited.get(file) ?? others.find((o) => o.path === file)?.content ?? null;
+    if (text !== null) texts.set(file, text);
+  }
+  return texts;
 }
 
 /** Builds the new series with git (no fuzz, no 3-way) and checks it is exactly `target`; returns the tree. */
@@ -547,10 +561,14 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
       includeNew: options.includeNew ?? false,
       regenerateAll: false,
     });
-    const target = await editedTree(
+    const target = await treeWithTexts(
       git,
       series.commit,
-      result.exported.map((e) => e.path),
+      exportedTexts(
+        result.exported.map((e) => e.path),
+        edited,
+        others,
+      ),
     );
     const tree = await verifyBuildsTree(git, result.plan, target);
     const base = { command: 'export' as const, source: git.dir, base: pinned, bump: false, ...summary(result) };
@@ -647,10 +665,12 @@ async function exportDuringBump(ctx: Context, bump: BumpState, options: ExportOp
     includeNew: options.includeNew ?? false,
     regenerateAll: true,
   });
-  const target = await editedTree(worktree, to, [
-    ...plannedPaths(result.plan),
-    ...result.exported.map((e) => e.path).filter((p) => !plannedPaths(result.plan).includes(p)),
-  ]);
+  const planned = plannedPaths(result.plan);
+  const target = await treeWithTexts(
+    worktree,
+    to,
+    exportedTexts([...new Set([...planned, ...result.exported.map((e) => e.path)])], edited, others),
+  );
   await verifyBuildsTree(worktree, result.plan, target);
   const base = { command: 'export' as const, source: worktree.dir, base: to, bump: true, ...summary(result) };
   if (options.dryRun) return { ...base, status: 'would-export', head: null };

@@ -181,29 +181,21 @@ export function routeEdits(file: ChainFile, edited: readonly string[]): string[]
 }
 
 /**
- * Template lines for `post` after mapping: where a line in a changed region
- * (`changed`, indices into `post`) is a line the patch keeps from the text
- * before it, it takes that line's raw text, so MLX's own lines stay literal
- * and a patch never changes a line only to put a placeholder in.
+ * Template lines for `post` after mapping: a line the diff from the text
+ * before the patch keeps takes that line's raw text, so MLX's own lines stay
+ * literal and a patch never changes a line only to put a placeholder in (a
+ * change upstream already made renders to nothing).
  */
 export function keepLiteralLines(
   mapped: readonly string[],
   pre: { rendered: readonly string[]; raw: readonly string[] },
   post: readonly string[],
-  changed: ReadonlySet<number>,
 ): string[] {
   const kept = keptLines(pre.rendered, post);
   return mapped.map((line, i) => {
     const from = kept[i];
-    return changed.has(i) && from !== null && from !== undefined ? (pre.raw[from] as string) : line;
+    return from !== null && from !== undefined ? (pre.raw[from] as string) : line;
   });
-}
-
-/** Indices of `after` that a diff from `before` does not keep. */
-export function changedLines(before: readonly string[], after: readonly string[]): Set<number> {
-  const changed = new Set<number>();
-  for (const [i, from] of keptLines(before, after).entries()) if (from === null) changed.add(i);
-  return changed;
 }
 
 /** The 1-based line of the first conflict block (`<<<<<<< ` followed by `>>>>>>> `) in `text`, or null. */

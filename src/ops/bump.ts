@@ -240,6 +240,8 @@ async function finishBump(ctx: Context, git: Git, f: Finish): Promise<BumpData> 
     { file: CONFIG_FILE, before: configText, after: repinned },
   ]);
   await ctx.reloadProject();
+  // A checkout on the clean old pin (no series applied yet) goes to the new one first: apply takes it from there.
+  if (head.kind === 'pinned') await git.checkoutDetached(f.to.commit);
   const applied = await applySeries(ctx, { lockHeld: true, duringBump: true });
   await git.raw(['update-ref', '-d', TARGET_REF]).catch(() => undefined);
   return {

@@ -9,7 +9,6 @@ import { withLock } from '../adapters/lock.js';
 import { templateVariables, type Config } from '../core/config.js';
 import { UserError } from '../core/errors.js';
 import {
-  changedLines,
   conflictMarkerLine,
   editSeries,
   keepLiteralLines,
@@ -215,12 +214,7 @@ export async function planExport(input: ExportInput): Promise<ExportPlan> {
       else {
         const origin = `patches/${step.patch} (${file.path})`;
         const mapped = mapFormattedBack(step.post.raw, step.post.rendered, post, variables, origin, EXPORT_WORDING);
-        raw = keepLiteralLines(
-          mapped,
-          { rendered: preRendered, raw: preRaw },
-          post,
-          changedLines(step.post.rendered, post),
-        );
+        raw = keepLiteralLines(mapped, { rendered: preRendered, raw: preRaw }, post);
         const hunks = await gitDiffHunks(
           git,
           file.path,

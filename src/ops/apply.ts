@@ -121,7 +121,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
         'DIRTY_CHECKOUT',
         `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`,
         {
-          hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
+          hint: 'If the edits belong to the PR, `mlx-storage-pr export` takes them into templates/ and patches/; otherwise rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
           details: { dirty },
         },
       );

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { Git } from '../adapters/git.js';
+import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { CONFIG_FILE, parseConfigText } from '../core/config.js';
@@ -235,14 +236,17 @@ async function finishBump(ctx: Context, git: Git, f: Finish): Promise<BumpData> 
     );
   parseConfigText(repinned, configFile);
 
-  await writeProjectFiles(ctx.projectRoot, [
-    ...result.writes,
-    { file: CONFIG_FILE, before: configText, after: repinned },
-  ]);
-  await ctx.reloadProject();
-  // A checkout on the clean old pin (no series applied yet) goes to the new one first: apply takes it from there.
-  if (head.kind === 'pinned') await git.checkoutDetached(f.to.commit);
-  const applied = await applySeries(ctx, { lockHeld: true, duringBump: true });
+  // The new series and config, and the checkout moved onto them, finish together once begun: Ctrl-C waits.
+  const applied = await uninterruptible(async () => {
+    await writeProjectFiles(ctx.projectRoot, [
+      ...result.writes,
+      { file: CONFIG_FILE, before: configText, after: repinned },
+    ]);
+    await ctx.reloadProject();
+    // A checkout on the clean old pin (no series applied yet) goes to the new one first: apply takes it from there.
+    if (head.kind === 'pinned') await git.checkoutDetached(f.to.commit);
+    return applySeries(ctx, { lockHeld: true, duringBump: true });
+  });
   await git.raw(['update-ref', '-d', TARGET_REF]).catch(() => undefined);
   return {
     command: 'bump',
@@ -486,7 +490,7 @@ export async function abortBump(ctx: Context): Promise<BumpData> {
   return withLock(ctx.workdir, 'bump', async () => {
     const state = await readBumpState(ctx);
     if (state === null) throw noBump(ctx, 'abort');
-    await restoreProjectFiles(ctx, state);
+    await uninterruptible(() => restoreProjectFiles(ctx, state));
     await ctx.reloadProject();
     const git = await ctx.checkout();
     await removeWorktree(git, state);

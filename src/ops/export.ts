@@ -570,11 +570,11 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
     if (result.writes.length === 0) return { ...base, status: 'nothing-to-export', head: null };
     const head = await git.head();
 
-    await writeProjectFiles(ctx.projectRoot, result.writes);
-    const { plan: newPlan } = await ctx.reloadProject();
-    const commit = await git.commitTree(tree, pinned, appliedCommitMessage(newPlan));
-    // The files are already what the new commit holds: only the branch, HEAD and the index move.
+    const commit = await git.commitTree(tree, pinned, appliedCommitMessage(result.plan));
+    // Writing the project files and moving the checkout finish together once begun: Ctrl-C waits.
     const savedHead = await uninterruptible(async () => {
+      await writeProjectFiles(ctx.projectRoot, result.writes);
+      // The files are already what the new commit holds: only the branch, HEAD and the index move.
       let saved: ExportData['savedHead'];
       if (head !== null && head !== series.commit) {
         const ref = backupRef('head', new Date());
@@ -587,6 +587,7 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
       await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
       return saved;
     });
+    await ctx.reloadProject();
     return {
       ...base,
       status: 'exported',
@@ -670,7 +671,7 @@ async function exportDuringBump(ctx: Context, bump: BumpState, options: ExportOp
   if (options.dryRun) return { ...base, status: 'would-export', head: null };
   if (result.writes.length === 0) return { ...base, status: 'nothing-to-export', head: null };
   // The config keeps the old commit until `bump --continue`.
-  await writeProjectFiles(ctx.projectRoot, result.writes);
+  await uninterruptible(() => writeProjectFiles(ctx.projectRoot, result.writes));
   await ctx.reloadProject();
   return { ...base, status: 'exported', head: null };
 }

@@ -20,7 +20,7 @@ export async function exportCommand(options: ExportOptions): Promise<CommandResu
   if (data.status === 'would-export' && data.diff) lines.push(data.diff.trimEnd());
   for (const e of data.exported) lines.push(`${e.path} -> ${e.into.join(', ')}`);
   for (const n of data.notExported) lines.push(`not exported: ${n.path}: ${reasonText[n.reason]}`);
-  const against = `${data.base.slice(0, 12)}${data.bump ? ' (the commit of the bump in progress)' : ''}`;
+  const against = `${data.base.slice(0, 12)}${data.bump ? ', the commit of the bump in progress' : ''}`;
   const files = [...data.written, ...data.removed.map((f) => `${f} (removed)`)];
   switch (data.status) {
     case 'nothing-to-export':

@@ -29,6 +29,8 @@ export interface RunOptions {
   onLine?: (line: string) => void;
   /** Keep the whole output in memory (small commands only). */
   keepOutput?: boolean;
+  /** Stop the program (SIGKILL) after this many milliseconds; the result then has its signal. */
+  timeoutMs?: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function runProcess(
     stdin: 'ignore',
     buffer: false,
     detached: control.detached,
+    ...(options.timeoutMs ? { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const } : {}),
     ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
   });
   const forget = track([command, ...args].map(quote).join(' '));

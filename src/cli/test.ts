@@ -27,6 +27,22 @@ export const testSpec: CommandSpec = defineCommand({
         describe:
           'Folder with local copies of dependencies (json, doctest, fmt, gguflib, metal_cpp); implies --offline',
       })
+      .option('metal-twin', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Also run the Metal-only cases on Linux against the host twin of metal-cpp (twin/): the PR's logic, not Metal itself",
+      })
+      .option('suite', {
+        type: 'boolean',
+        default: true,
+        describe: 'Run the normal suite (the default; --no-suite with --metal-twin runs the twin alone)',
+      })
+      .check((argv) => {
+        if (argv['suite'] === false && argv['metalTwin'] !== true)
+          throw new Error('--no-suite needs --metal-twin: without it there is nothing to run.');
+        return true;
+      })
       .option('baseline', {
         type: 'boolean',
         default: true,
@@ -34,6 +50,7 @@ export const testSpec: CommandSpec = defineCommand({
       })
       .example('$0 test --offline', 'build and run the whole suite from system packages')
       .example('$0 test --tests "*storage*"', 'the quick loop on the new cases')
+      .example('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone')
       .example(
         '$0 test --offline --upstream-ci',
         "MLX's Linux CI leg: -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, Debug",
@@ -48,6 +65,8 @@ export const testSpec: CommandSpec = defineCommand({
         offline: o.offline === true,
         depsDir: o.depsDir,
         baseline: o.baseline !== false,
+        metalTwin: o.metalTwin === true,
+        suite: o.suite !== false,
         ...withUpstreamCi({ debug: o.debug === true, cmakeArgs: afterDashes(o) }, o.upstreamCi === true),
       });
   },

@@ -30,6 +30,47 @@ const order: Array<ClassifiedCase['classification']> = [
 ];
 
 function testLines(data: TestData): string[] {
+  const lines = data.suiteRan ? suiteLines(data) : ['suite: not run (--no-suite)'];
+  if (data.twin) lines.push(...twinLines(data.twin));
+  if (data.localEdits.length) {
+    const shown =
+      data.localEdits.slice(0, 10).join(', ') +
+      (data.localEdits.length > 10 ? ` and ${data.localEdits.length - 10} more` : '');
+    lines.push(`note: ${LOCAL_EDITS_NOTE}: ${shown}`);
+  }
+  lines.push(`build: ${data.buildDir} (logs: ${path.basename(data.logs.build)}, ${path.basename(data.logs.test)})`);
+  return lines;
+}
+
+function failureLines(failures: TestData['cases'][number]['failures']): string[] {
+  return failures
+    .slice(0, 5)
+    .map((f) => `    ${f.file}:${f.line}: ${f.message}${f.origin ? ` (from ${f.origin})` : ''}`);
+}
+
+/** The twin run: what it is (never a Metal run), its numbers and every failing case. */
+function twinLines(twin: NonNullable<TestData['twin']>): string[] {
+  const s = twin.summary;
+  const lines = [
+    `Metal twin (host stand-in for metal-cpp on a Linux build, not a Metal run): ${s.cases} Metal-only case(s) run, ${s.passed} passed, ${s.failed} failed; assertions: ${s.assertions.passed} passed, ${s.assertions.failed} failed`,
+    `    shows: ${twin.shows}`,
+    `    cannot show (only a Mac can): ${twin.cannotShow}`,
+  ];
+  if (twin.weakened.length)
+    lines.push(
+      `    the PR's Metal definitions replace ${twin.weakened.length} stub definition(s) of ${[...new Set(twin.weakened.map((w) => w.member))].join(', ')} (weak in a copy of the library)`,
+    );
+  for (const c of twin.cases.filter((x) => x.classification === 'new-test-failed')) {
+    lines.push(`twin-failed: ${c.name}`);
+    lines.push(...failureLines(c.failures));
+  }
+  lines.push(
+    `    twin binary: ${twin.binary} (logs: ${path.basename(twin.logs.build)}, ${path.basename(twin.logs.test)})`,
+  );
+  return lines;
+}
+
+function suiteLines(data: TestData): string[] {
   const s = data.summary;
   const lines = [
     `test cases: ${s.cases} run, ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; assertions: ${s.assertions.passed} passed, ${s.assertions.failed} failed`,
@@ -40,16 +81,8 @@ function testLines(data: TestData): string[] {
   for (const kind of order) {
     for (const c of data.cases.filter((x) => x.classification === kind)) {
       lines.push(`${kind}: ${c.name}`);
-      for (const f of c.failures.slice(0, 5))
-        lines.push(`    ${f.file}:${f.line}: ${f.message}${f.origin ? ` (from ${f.origin})` : ''}`);
+      lines.push(...failureLines(c.failures));
     }
   }
-  if (data.localEdits.length) {
-    const shown =
-      data.localEdits.slice(0, 10).join(', ') +
-      (data.localEdits.length > 10 ? ` and ${data.localEdits.length - 10} more` : '');
-    lines.push(`note: ${LOCAL_EDITS_NOTE}: ${shown}`);
-  }
-  lines.push(`build: ${data.buildDir} (logs: ${path.basename(data.logs.build)}, ${path.basename(data.logs.test)})`);
   return lines;
 }

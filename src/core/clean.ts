@@ -30,6 +30,7 @@ export function classifyWorkdirEntry(name: string, isDirectory: boolean): Workdi
   if (name === N.baseline) return item('unpatched baseline: its tree, builds and saved results', 'clean', true);
   if (name === N.withoutImplementation)
     return item("verify's tree and build without the implementation", 'clean', true);
+  if (name === N.mutants) return item("verify's tree and build for mutants", 'clean', true);
   if (name === N.checkMetal) return item('check-metal logs and self-test tree', 'clean');
   return null;
 }

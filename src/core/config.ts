@@ -86,6 +86,16 @@ export const ConfigSchema = z
           .min(1)
           .default('tests/tests')
           .describe('Path of the doctest binary inside the build folder.'),
+        library: z
+          .string()
+          .min(1)
+          .default('mlx')
+          .describe('CMake target of the library the tests link; the Metal twin links a copy of it.'),
+        testMain: z
+          .string()
+          .min(1)
+          .default('tests/tests.cpp')
+          .describe('Checkout path of the doctest main, which the Metal twin test executable also uses.'),
         cmakeArgs: z
           .array(z.string())
           .default(['-DMLX_BUILD_TESTS=ON', '-DMLX_BUILD_EXAMPLES=OFF'])

@@ -32,6 +32,7 @@ function buildNeeds(offline: boolean): Need[] {
     { id: 'disk', required: true },
     { id: 'ninja', required: false },
     { id: 'ccache', required: false },
+    { id: 'twin', required: false, without: 'test --metal-twin cannot run' },
     offline
       ? { id: 'offline-', required: true }
       : { id: 'offline-', required: false, without: 'needed only for --offline' },
@@ -55,7 +56,8 @@ export function commandNeeds(command: DoctorCommand, options: { offline: boolean
       return [GIT, { id: 'metal-clang', required: true }, { id: 'metal-libcxx', required: true }];
     case 'verify':
       return [
-        ...buildNeeds(options.offline),
+        ...buildNeeds(options.offline).filter((n) => n.id !== 'twin'),
+        { id: 'twin', required: true },
         { id: 'clang-format', required: true },
         { id: 'cmake-format', required: true },
         { id: 'sphinx', required: true },

@@ -10,6 +10,7 @@ export const WORKDIR_NAMES = {
   buildPrefix: 'build-',
   baseline: 'baseline',
   withoutImplementation: 'without-implementation',
+  mutants: 'mutants',
   checkMetal: 'check-metal',
   metalCpp: 'metal-cpp',
   bump: 'bump',
@@ -37,6 +38,8 @@ export interface WorkdirLayout {
   baseline: TreeLayout & { results(pinned: string, key: string): string };
   /** verify's tree with only the test changes (a worktree of the checkout) and its builds. */
   withoutImplementation: TreeLayout;
+  /** verify's tree for mutants (a worktree of the checkout) and its builds. */
+  mutants: TreeLayout;
   /** check-metal's logs and self-test tree. */
   checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
   /** Downloaded and unpacked metal-cpp. */
@@ -56,6 +59,7 @@ export function workdirLayout(workdir: string): WorkdirLayout {
   const n = WORKDIR_NAMES;
   const baselineRoot = path.join(workdir, n.baseline);
   const withoutRoot = path.join(workdir, n.withoutImplementation);
+  const mutantsRoot = path.join(workdir, n.mutants);
   const checkMetal = path.join(workdir, n.checkMetal);
   return {
     root: workdir,
@@ -68,6 +72,7 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       results: (pinned, key) => path.join(baselineRoot, `results-${pinned.slice(0, 12)}-${key}.json`),
     },
     withoutImplementation: tree(withoutRoot, path.join(withoutRoot, n.checkout)),
+    mutants: tree(mutantsRoot, path.join(mutantsRoot, n.checkout)),
     checkMetal: {
       root: checkMetal,
       logs: path.join(checkMetal, 'logs'),

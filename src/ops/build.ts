@@ -30,13 +30,16 @@ export interface BuildSpec {
   /** The whole environment of cmake and the test binary. */
   env: Env;
   label: string;
+  /** Names this build's and test run's logs apart from the suite's in the same folder (e.g. `twin`). */
+  logName?: string | undefined;
 }
 
-export function logFiles(buildDir: string) {
+export function logFiles(buildDir: string, name?: string) {
+  const prefix = name ? `mlx-storage-pr-${name}` : 'mlx-storage-pr';
   return {
     configure: path.join(buildDir, 'mlx-storage-pr-configure.log'),
-    build: path.join(buildDir, 'mlx-storage-pr-build.log'),
-    test: path.join(buildDir, 'mlx-storage-pr-test.log'),
+    build: path.join(buildDir, `${prefix}-build.log`),
+    test: path.join(buildDir, `${prefix}-test.log`),
   };
 }
 
@@ -144,7 +147,7 @@ export async function buildTarget(
   log: Logger,
   stream: NodeJS.WritableStream,
 ): Promise<{ seconds: number; steps: number }> {
-  const logs = logFiles(spec.buildDir);
+  const logs = logFiles(spec.buildDir, spec.logName);
   await writeFile(logs.build, '');
   const progress = createProgress(stream, spec.label);
   const start = Date.now();
@@ -185,20 +188,29 @@ export async function buildTarget(
 export async function runDoctest(
   spec: BuildSpec,
   log: Logger,
-  options: { filter?: string | undefined },
+  options: { filter?: string | undefined; sourceFile?: string | undefined; timeoutMs?: number | undefined },
 ): Promise<DoctestRun & { crashes: string[] }> {
   const binary = path.join(spec.buildDir, spec.testBinary);
-  const logs = logFiles(spec.buildDir);
+  const logs = logFiles(spec.buildDir, spec.logName);
   await writeFile(logs.test, '');
   const cases: CaseResult[] = [];
   const crashes: string[] = [];
   for (let attempt = 0; attempt < 5; attempt++) {
-    const xmlFile = path.join(spec.buildDir, `mlx-storage-pr-results-${attempt}.xml`);
+    const xmlFile = path.join(
+      spec.buildDir,
+      `mlx-storage-pr-${spec.logName ? `${spec.logName}-` : ''}results-${attempt}.xml`,
+    );
     await writeFile(xmlFile, '');
     const args = ['--reporters=xml', `--out=${xmlFile}`, '--no-intro=true', '--no-version=true'];
     if (options.filter) args.push(`--test-case=${options.filter}`);
+    if (options.sourceFile) args.push(`--source-file=${options.sourceFile}`);
     if (crashes.length) args.push(`--test-case-exclude=${crashes.map(doctestFilterEscape).join(',')}`);
-    const result = await runProcess(log, binary, args, { cwd: spec.buildDir, env: spec.env, logFile: logs.test });
+    const result = await runProcess(log, binary, args, {
+      cwd: spec.buildDir,
+      env: spec.env,
+      logFile: logs.test,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
     if (result.exitCode === null && result.signal === null) {
       throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, {
         hint: 'Check that the build produced the test binary.',

@@ -90,6 +90,33 @@ export async function checkCcache(env: Env): Promise<CheckResult> {
       };
 }
 
+/**
+ * The Metal twin (test --metal-twin, verify's twin and mutant checks) copies
+ * the static library with binutils' objcopy after reading symbols with nm.
+ */
+export async function checkTwinTools(env: Env): Promise<CheckResult> {
+  const title = 'Metal twin tools (nm, objcopy)';
+  if (isMac)
+    return {
+      id: 'twin',
+      title,
+      status: 'pass',
+      detail: 'not needed on macOS: the Metal-only cases run for real in the suite',
+      required: false,
+    };
+  const [nm, objcopy] = await Promise.all([probe('nm', ['--version'], env), probe('objcopy', ['--version'], env)]);
+  if (nm && objcopy)
+    return { id: 'twin', title, status: 'pass', detail: nm.split('\n')[0] ?? 'found', required: false };
+  return {
+    id: 'twin',
+    title,
+    status: 'warn',
+    detail: `${nm ? 'objcopy' : 'nm'} not found: the Metal-only cases cannot run on the host twin`,
+    fix: apt('binutils'),
+    required: false,
+  };
+}
+
 /** Where Debian, Ubuntu and Fedora put BLAS/LAPACK headers and libraries; CMake's FindBLAS looks there too. */
 export const BLAS_SEARCH = {
   headerDirs: [
@@ -214,6 +241,7 @@ export async function buildToolChecks(env: Env, workdir: string, mlx: boolean): 
     checkNinja(env),
     checkCcache(env),
     checkDisk(workdir),
+    checkTwinTools(env),
   ]);
   if (mlx) checks.push(await checkBlas(env), ...(await checkXcode(env)));
   return checks;

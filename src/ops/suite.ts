@@ -17,6 +17,7 @@ import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from './chec
 import type { Context } from './context.js';
 import { buildToolChecks, checkOffline } from './doctor.js';
 import { generateStandIns, probeOffline } from './offline.js';
+import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
 export interface SuiteOptions {
@@ -26,6 +27,10 @@ export interface SuiteOptions {
   depsDir?: string | undefined;
   baseline?: boolean | undefined;
   cmakeArgs?: string[] | undefined;
+  /** Also build and run the Metal-only cases against the host twin of metal-cpp (Linux only). */
+  metalTwin?: boolean | undefined;
+  /** Build and run the normal suite (the default); false with metalTwin runs the twin alone. */
+  suite?: boolean | undefined;
 }
 
 export interface TestData {
@@ -38,6 +43,8 @@ export interface TestData {
   localEdits: string[];
   patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
   baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
+  /** False with --no-suite: only the twin ran, and summary and cases are empty. */
+  suiteRan: boolean;
   summary: Summary;
   cases: Array<{
     name: string;
@@ -46,7 +53,14 @@ export interface TestData {
     baseline: string | null;
     failures: SourcedFailure[];
   }>;
+  /** The Metal twin run (test --metal-twin), or null. */
+  twin: TwinRunData | null;
 }
+
+/** The twin run as `test` reports it: each failure with the template or patch line it comes from. */
+export type TwinRunData = Omit<TwinData, 'cases'> & {
+  cases: Array<Omit<TwinData['cases'][number], 'failures'> & { failures: SourcedFailure[] }>;
+};
 
 /** A failed assertion, with the template or patch line it comes from (null: MLX's own line, or a file edited in the checkout). */
 export type SourcedFailure = Failure & { origin: string | null };
@@ -105,6 +119,7 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
     ...ctx.config.build.cmakeArgs,
     ...launcher,
     ...offlineArgs,
+    ...twinBuildArgs(ctx),
     ...(options.cmakeArgs ?? []),
   ];
   const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
@@ -209,16 +224,31 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
 
     const buildDir = ctx.layout.patched.build(setup.key);
     const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
+    if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
     const configured = await configureIfNeeded(patchedSpec, ctx.log);
-    const built = await buildTarget(patchedSpec, ctx.log, stream);
-    const patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
-    if (options.tests && patchedRun.cases.length === 0) throw await noMatch(options.tests, patchedSpec, ctx);
+    const runsSuite = options.suite !== false;
 
-    const useBaseline = options.baseline !== false;
+    let built = { seconds: 0, steps: 0 };
+    let patchedRun: Awaited<ReturnType<typeof runDoctest>> = {
+      cases: [],
+      complete: true,
+      interrupted: null,
+      crashes: [],
+    };
+    if (runsSuite) {
+      built = await buildTarget(patchedSpec, ctx.log, stream);
+      patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+    }
+    const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
+    const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
+    if (options.tests && matched === 0)
+      throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
+
+    const useBaseline = runsSuite && options.baseline !== false;
     const baseline = useBaseline ? await baselineRun(ctx, git, setup, stream) : null;
     const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
     const summary = summarize(classified);
-    const blocking = classified.filter(isBlocking);
+    const blocking = classified.filter(isBlocking).length + (twin ? twin.summary.byClass['new-test-failed'] : 0);
 
     const data: TestData = {
       command: 'test',
@@ -240,6 +270,7 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
         buildDir: baseline?.buildDir ?? null,
         summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
       },
+      suiteRan: runsSuite,
       summary,
       cases: classified.map((c) => ({
         name: c.name,
@@ -248,22 +279,31 @@ export async function runSuite(ctx: Context, options: SuiteOptions): Promise<Sui
         baseline: c.baseline,
         failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
       })),
+      twin: twin && {
+        ...twin,
+        cases: twin.cases.map((c) => ({
+          ...c,
+          failures: withOrigins(c.failures, { plan, buildDir, checkout: git.dir, localEdits }),
+        })),
+      },
     };
-    if (summary.cases === 0) {
+    if (summary.cases + (twin?.summary.cases ?? 0) === 0) {
       throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
         hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
       });
     }
-    await writeFile(
-      lastRunFile(buildDir),
-      JSON.stringify({
-        inputHash: plan.inputHash,
-        filter: options.tests ?? null,
-        binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
-        data,
-      }),
-    );
-    return { data, classified, blocking: blocking.length, inputHash: plan.inputHash };
+    if (runsSuite) {
+      await writeFile(
+        lastRunFile(buildDir),
+        JSON.stringify({
+          inputHash: plan.inputHash,
+          filter: options.tests ?? null,
+          binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
+          data,
+        }),
+      );
+    }
+    return { data, classified, blocking, inputHash: plan.inputHash };
   });
 }
 

@@ -6,6 +6,7 @@ import { buildTarget, configureIfNeeded, runDoctest } from './build.js';
 import { prepareWorktree } from './checkout.js';
 import type { Context } from './context.js';
 import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from './suite.js';
+import { mutantsCheck, MUTANTS_TITLE } from './mutants.js';
 import { buildTree } from './tree.js';
 
 export type BuildCheckOptions = SuiteOptions;
@@ -16,9 +17,88 @@ export type BuildCheckOptions = SuiteOptions;
  * fail without the implementation (MLX CONTRIBUTING.md). `verify` lists
  * whatever this returns.
  */
-export async function buildChecks(ctx: Context, options: BuildCheckOptions): Promise<CheckResult[]> {
+export async function buildChecks(
+  ctx: Context,
+  options: BuildCheckOptions,
+  skipped: readonly string[] = [],
+): Promise<CheckResult[]> {
   const suite = await linuxBuild(ctx, options);
-  return [suite.check, await withoutImplementation(ctx, options, suite.data)];
+  const checks = [suite.check];
+  if (!skipped.includes('tests-fail-without-implementation'))
+    checks.push(await withoutImplementation(ctx, options, suite.data));
+  const twin = skipped.includes('metal-twin') ? null : await twinCheck(ctx, options, suite.data);
+  if (twin) checks.push(twin);
+  if (!skipped.includes('mutants')) {
+    const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
+    checks.push(
+      !(await seriesHasFile(ctx, ctx.config.variables.metal_test_file))
+        ? {
+            id: 'mutants',
+            title: MUTANTS_TITLE,
+            status: 'not-checked',
+            required: false,
+            detail: 'the series adds no Metal-only test file: no implementation to mutate',
+          }
+        : blocked
+          ? {
+              id: 'mutants',
+              title: MUTANTS_TITLE,
+              status: 'not-checked',
+              detail: 'needs a passing Linux build and Metal twin run first',
+              required: true,
+            }
+          : await mutantsCheck(ctx, options),
+    );
+  }
+  return checks;
+}
+
+async function seriesHasFile(ctx: Context, file: string): Promise<boolean> {
+  return (await ctx.project()).plan.files.some((f) => f.path === file);
+}
+
+/**
+ * The PR's Metal-only cases on the host twin (Linux). On macOS they run for
+ * real in the suite, so there is nothing to twin.
+ */
+async function twinCheck(ctx: Context, options: BuildCheckOptions, full: TestData | null): Promise<CheckResult> {
+  const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
+  if (ctx.platform === 'darwin')
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: 'not needed on macOS: the suite runs the Metal-only cases on Metal',
+    };
+  const metalTests = ctx.config.variables.metal_test_file;
+  if (!(await seriesHasFile(ctx, metalTests)))
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: `the series adds no Metal-only test file (${metalTests}): nothing to run on the twin`,
+    };
+  if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
+  try {
+    const { data } = await runSuite(ctx, { ...options, tests: undefined, metalTwin: true, suite: false });
+    const twin = data.twin!;
+    const s = twin.summary;
+    const failed = twin.cases.filter((c) => c.classification === 'new-test-failed').map((c) => c.name);
+    if (s.cases === 0)
+      return { ...base, status: 'fail', detail: 'the twin ran no case', fix: 'mlx-storage-pr test --metal-twin' };
+    return {
+      ...base,
+      status: failed.length ? 'fail' : 'pass',
+      detail:
+        `${s.cases} Metal-only case(s): ${s.passed} passed, ${s.failed} failed (${s.assertions.passed} assertions passed)` +
+        (failed.length ? `; failing: ${failed.join(', ')}` : '') +
+        `; shows ${twin.shows}; cannot show ${twin.cannotShow}`,
+      ...(failed.length ? { fix: 'mlx-storage-pr test --metal-twin --no-suite  (lists every failure)' } : {}),
+    };
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
+  }
 }
 
 async function linuxBuild(

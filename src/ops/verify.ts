@@ -100,7 +100,7 @@ export async function verifyChecks(ctx: Context, options: VerifyChecksOptions): 
     ...(groupRuns('metal-typecheck', skipped) ? [await metalStep(ctx, options)] : []),
     ...(groupRuns('docs', skipped) ? [await docsCheck(ctx, ctx.env)] : []),
     ...(groupRuns('pr-text', skipped) ? policyChecks(await readPolicyFiles(ctx.projectRoot)) : []),
-    ...(groupRuns('build', skipped) ? await buildChecks(ctx, options) : []),
+    ...(groupRuns('build', skipped) ? await buildChecks(ctx, options, skipped) : []),
   ].filter((c) => !skipped.includes(c.id));
   return { ready: checksPass(checks), checks, skipped };
 }

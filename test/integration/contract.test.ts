@@ -341,6 +341,8 @@ describe('every command', () => {
               "pr-ai-disclosure: fail, required, fix",
               "linux-build: fail, required, fix",
               "tests-fail-without-implementation: not-checked, required",
+              "metal-twin: not-checked, optional",
+              "mutants: not-checked, optional",
             ],
             "command": "verify",
             "ok": false,
@@ -399,6 +401,8 @@ describe('every command', () => {
               "pr-ai-disclosure: fail, required, fix",
               "linux-build: fail, required, fix",
               "tests-fail-without-implementation: not-checked, required",
+              "metal-twin: not-checked, optional",
+              "mutants: not-checked, optional",
             ],
             "command": "verify",
             "ok": false,
@@ -1797,235 +1801,12 @@ describe.skipIf(!hasBuildTools)(
 
     it('test --offline: builds, runs and classifies every case against the baseline (0)', async () => {
       expect(await run('test', '--offline')).toMatchInlineSnapshot(`
-      {
-        "code": 0,
-        "json": {
-          "baseline": {
-            "buildDir": "<project>/.work/baseline/build-release-<key>",
-            "cached": false,
-            "summary": {
-              "assertions": {
-                "failed": 1,
-                "passed": 1,
-              },
-              "byClass": {
-                "fixed": 0,
-                "new-failure": 0,
-                "new-test-failed": 0,
-                "new-test-passed": 0,
-                "passed": 1,
-                "pre-existing-failure": 1,
-                "skipped": 0,
-              },
-              "cases": 2,
-              "failed": 1,
-              "passed": 1,
-              "skipped": 0,
-            },
-            "used": true,
-          },
-          "buildDir": "<project>/.work/build-release-<key>",
-          "cases": [
-            {
-              "baseline": "passed",
-              "classification": "passed",
-              "failures": [],
-              "name": "test add",
-              "status": "passed",
-            },
-            {
-              "baseline": "failed",
-              "classification": "pre-existing-failure",
-              "failures": [
-                {
-                  "file": "../mlx/tests/lib_tests.cpp",
-                  "line": 9,
-                  "message": "<text>",
-                  "origin": null,
-                },
-              ],
-              "name": "test known failure",
-              "status": "failed",
-            },
-            {
-              "baseline": null,
-              "classification": "new-test-passed",
-              "failures": [],
-              "name": "test mul",
-              "status": "passed",
-            },
-          ],
-          "command": "test",
-          "dependencies": [
-            {
-              "dep": "json",
-              "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
-            },
-            {
-              "dep": "doctest",
-              "source": "system doctest-dev (/usr/include/doctest)",
-            },
-            {
-              "dep": "fmt",
-              "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
-            },
-            {
-              "dep": "gguflib",
-              "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
-            },
-          ],
-          "localEdits": [],
-          "logs": {
-            "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
-            "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
-            "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
-          },
-          "notes": [
-            "<text>",
-          ],
-          "ok": true,
-          "patched": {
-            "buildSeconds": "<number>",
-            "buildSteps": 7,
-            "complete": true,
-            "configured": true,
-            "crashes": [],
-          },
-          "summary": {
-            "assertions": {
-              "failed": 1,
-              "passed": 2,
-            },
-            "byClass": {
-              "fixed": 0,
-              "new-failure": 0,
-              "new-test-failed": 0,
-              "new-test-passed": 1,
-              "passed": 1,
-              "pre-existing-failure": 1,
-              "skipped": 0,
-            },
-            "cases": 3,
-            "failed": 1,
-            "passed": 2,
-            "skipped": 0,
-          },
-        },
-      }
-    `);
-    });
-
-    it('test --tests runs a subset (0); a filter that matches nothing is a usage error (2, USAGE, close names); --no-baseline counts the known failure as new (8)', async () => {
-      const out = {
-        '--tests': await run('test', '--offline', '--tests', '*mul*'),
-        '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
-        '--no-baseline': await run('test', '--offline', '--no-baseline'),
-      };
-      expect(out).toMatchInlineSnapshot(`
-      {
-        "--no-baseline": {
-          "code": 8,
-          "json": {
-            "baseline": {
-              "buildDir": null,
-              "cached": false,
-              "summary": null,
-              "used": false,
-            },
-            "buildDir": "<project>/.work/build-release-<key>",
-            "cases": [
-              {
-                "baseline": null,
-                "classification": "passed",
-                "failures": [],
-                "name": "test add",
-                "status": "passed",
-              },
-              {
-                "baseline": null,
-                "classification": "new-failure",
-                "failures": [
-                  {
-                    "file": "../mlx/tests/lib_tests.cpp",
-                    "line": 9,
-                    "message": "<text>",
-                    "origin": null,
-                  },
-                ],
-                "name": "test known failure",
-                "status": "failed",
-              },
-              {
-                "baseline": null,
-                "classification": "passed",
-                "failures": [],
-                "name": "test mul",
-                "status": "passed",
-              },
-            ],
-            "command": "test",
-            "dependencies": [
-              {
-                "dep": "json",
-                "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
-              },
-              {
-                "dep": "doctest",
-                "source": "system doctest-dev (/usr/include/doctest)",
-              },
-              {
-                "dep": "fmt",
-                "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
-              },
-              {
-                "dep": "gguflib",
-                "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
-              },
-            ],
-            "localEdits": [],
-            "logs": {
-              "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
-              "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
-              "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
-            },
-            "notes": [
-              "<text>",
-            ],
-            "ok": false,
-            "patched": {
-              "buildSeconds": "<number>",
-              "buildSteps": 0,
-              "complete": true,
-              "configured": false,
-              "crashes": [],
-            },
-            "summary": {
-              "assertions": {
-                "failed": 1,
-                "passed": 2,
-              },
-              "byClass": {
-                "fixed": 0,
-                "new-failure": 1,
-                "new-test-failed": 0,
-                "new-test-passed": 0,
-                "passed": 2,
-                "pre-existing-failure": 0,
-                "skipped": 0,
-              },
-              "cases": 3,
-              "failed": 1,
-              "passed": 2,
-              "skipped": 0,
-            },
-          },
-        },
-        "--tests": {
+        {
           "code": 0,
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
-              "cached": true,
+              "cached": false,
               "summary": {
                 "assertions": {
                   "failed": 1,
@@ -2049,6 +1830,27 @@ describe.skipIf(!hasBuildTools)(
             },
             "buildDir": "<project>/.work/build-release-<key>",
             "cases": [
+              {
+                "baseline": "passed",
+                "classification": "passed",
+                "failures": [],
+                "name": "test add",
+                "status": "passed",
+              },
+              {
+                "baseline": "failed",
+                "classification": "pre-existing-failure",
+                "failures": [
+                  {
+                    "file": "../mlx/tests/lib_tests.cpp",
+                    "line": 9,
+                    "message": "<text>",
+                    "origin": null,
+                  },
+                ],
+                "name": "test known failure",
+                "status": "failed",
+              },
               {
                 "baseline": null,
                 "classification": "new-test-passed",
@@ -2088,51 +1890,259 @@ describe.skipIf(!hasBuildTools)(
             "ok": true,
             "patched": {
               "buildSeconds": "<number>",
-              "buildSteps": 0,
+              "buildSteps": 7,
               "complete": true,
-              "configured": false,
+              "configured": true,
               "crashes": [],
             },
+            "suiteRan": true,
             "summary": {
               "assertions": {
-                "failed": 0,
-                "passed": 1,
+                "failed": 1,
+                "passed": 2,
               },
               "byClass": {
                 "fixed": 0,
                 "new-failure": 0,
                 "new-test-failed": 0,
                 "new-test-passed": 1,
-                "passed": 0,
-                "pre-existing-failure": 0,
+                "passed": 1,
+                "pre-existing-failure": 1,
                 "skipped": 0,
               },
-              "cases": 1,
-              "failed": 0,
-              "passed": 1,
+              "cases": 3,
+              "failed": 1,
+              "passed": 2,
               "skipped": 0,
             },
+            "twin": null,
           },
-        },
-        "--tests (no match)": {
-          "code": 2,
-          "json": {
-            "error": {
-              "code": "USAGE",
-              "details": {
-                "close": [
-                  "test known failure",
-                ],
-                "filter": "no such case*",
+        }
+      `);
+    });
+
+    it('test --tests runs a subset (0); a filter that matches nothing is a usage error (2, USAGE, close names); --no-baseline counts the known failure as new (8)', async () => {
+      const out = {
+        '--tests': await run('test', '--offline', '--tests', '*mul*'),
+        '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
+        '--no-baseline': await run('test', '--offline', '--no-baseline'),
+      };
+      expect(out).toMatchInlineSnapshot(`
+        {
+          "--no-baseline": {
+            "code": 8,
+            "json": {
+              "baseline": {
+                "buildDir": null,
+                "cached": false,
+                "summary": null,
+                "used": false,
               },
-              "hint": "<text>",
-              "message": "<text>",
+              "buildDir": "<project>/.work/build-release-<key>",
+              "cases": [
+                {
+                  "baseline": null,
+                  "classification": "passed",
+                  "failures": [],
+                  "name": "test add",
+                  "status": "passed",
+                },
+                {
+                  "baseline": null,
+                  "classification": "new-failure",
+                  "failures": [
+                    {
+                      "file": "../mlx/tests/lib_tests.cpp",
+                      "line": 9,
+                      "message": "<text>",
+                      "origin": null,
+                    },
+                  ],
+                  "name": "test known failure",
+                  "status": "failed",
+                },
+                {
+                  "baseline": null,
+                  "classification": "passed",
+                  "failures": [],
+                  "name": "test mul",
+                  "status": "passed",
+                },
+              ],
+              "command": "test",
+              "dependencies": [
+                {
+                  "dep": "json",
+                  "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+                },
+                {
+                  "dep": "doctest",
+                  "source": "system doctest-dev (/usr/include/doctest)",
+                },
+                {
+                  "dep": "fmt",
+                  "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+                },
+                {
+                  "dep": "gguflib",
+                  "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+                },
+              ],
+              "localEdits": [],
+              "logs": {
+                "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+                "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+                "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+              },
+              "notes": [
+                "<text>",
+              ],
+              "ok": false,
+              "patched": {
+                "buildSeconds": "<number>",
+                "buildSteps": 0,
+                "complete": true,
+                "configured": false,
+                "crashes": [],
+              },
+              "suiteRan": true,
+              "summary": {
+                "assertions": {
+                  "failed": 1,
+                  "passed": 2,
+                },
+                "byClass": {
+                  "fixed": 0,
+                  "new-failure": 1,
+                  "new-test-failed": 0,
+                  "new-test-passed": 0,
+                  "passed": 2,
+                  "pre-existing-failure": 0,
+                  "skipped": 0,
+                },
+                "cases": 3,
+                "failed": 1,
+                "passed": 2,
+                "skipped": 0,
+              },
+              "twin": null,
             },
-            "ok": false,
           },
-        },
-      }
-    `);
+          "--tests": {
+            "code": 0,
+            "json": {
+              "baseline": {
+                "buildDir": "<project>/.work/baseline/build-release-<key>",
+                "cached": true,
+                "summary": {
+                  "assertions": {
+                    "failed": 1,
+                    "passed": 1,
+                  },
+                  "byClass": {
+                    "fixed": 0,
+                    "new-failure": 0,
+                    "new-test-failed": 0,
+                    "new-test-passed": 0,
+                    "passed": 1,
+                    "pre-existing-failure": 1,
+                    "skipped": 0,
+                  },
+                  "cases": 2,
+                  "failed": 1,
+                  "passed": 1,
+                  "skipped": 0,
+                },
+                "used": true,
+              },
+              "buildDir": "<project>/.work/build-release-<key>",
+              "cases": [
+                {
+                  "baseline": null,
+                  "classification": "new-test-passed",
+                  "failures": [],
+                  "name": "test mul",
+                  "status": "passed",
+                },
+              ],
+              "command": "test",
+              "dependencies": [
+                {
+                  "dep": "json",
+                  "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+                },
+                {
+                  "dep": "doctest",
+                  "source": "system doctest-dev (/usr/include/doctest)",
+                },
+                {
+                  "dep": "fmt",
+                  "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+                },
+                {
+                  "dep": "gguflib",
+                  "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+                },
+              ],
+              "localEdits": [],
+              "logs": {
+                "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+                "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+                "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+              },
+              "notes": [
+                "<text>",
+              ],
+              "ok": true,
+              "patched": {
+                "buildSeconds": "<number>",
+                "buildSteps": 0,
+                "complete": true,
+                "configured": false,
+                "crashes": [],
+              },
+              "suiteRan": true,
+              "summary": {
+                "assertions": {
+                  "failed": 0,
+                  "passed": 1,
+                },
+                "byClass": {
+                  "fixed": 0,
+                  "new-failure": 0,
+                  "new-test-failed": 0,
+                  "new-test-passed": 1,
+                  "passed": 0,
+                  "pre-existing-failure": 0,
+                  "skipped": 0,
+                },
+                "cases": 1,
+                "failed": 0,
+                "passed": 1,
+                "skipped": 0,
+              },
+              "twin": null,
+            },
+          },
+          "--tests (no match)": {
+            "code": 2,
+            "json": {
+              "error": {
+                "code": "USAGE",
+                "details": {
+                  "close": [
+                    "test known failure",
+                  ],
+                  "filter": "no such case*",
+                },
+                "hint": "<text>",
+                "message": "<text>",
+              },
+              "ok": false,
+            },
+          },
+        }
+      `);
     });
 
     it('test while another run holds the workdir (6, LOCKED)', async () => {
@@ -2163,55 +2173,58 @@ describe.skipIf(!hasBuildTools)(
       expect(
         await spawnJson(['test', '--offline'], { cwd: project, env: { ...env, PATH: gitOnlyPath() }, names: names() }),
       ).toMatchInlineSnapshot(`
-      {
-        "code": 9,
-        "json": {
-          "error": {
-            "code": "TOOL_MISSING",
-            "details": {
-              "checks": [
-                "cmake: fail, required, fix",
-                "compiler: fail, required, fix",
-                "ninja: warn, optional, fix",
-                "ccache: warn, optional, fix",
-                "disk: pass, required, fix",
-              ],
+        {
+          "code": 9,
+          "json": {
+            "error": {
+              "code": "TOOL_MISSING",
+              "details": {
+                "checks": [
+                  "cmake: fail, required, fix",
+                  "compiler: fail, required, fix",
+                  "ninja: warn, optional, fix",
+                  "ccache: warn, optional, fix",
+                  "disk: pass, required, fix",
+                  "twin: warn, optional, fix",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
             },
-            "hint": "<text>",
-            "message": "<text>",
+            "ok": false,
           },
-          "ok": false,
-        },
-      }
-    `);
+        }
+      `);
     });
 
     it.skipIf(!cmakeFormat)(
       withReason('verify --offline --skip pr-text: every check passes (0, ready)', cmakeFormat, cmakeFormatReason),
       async () => {
         expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
-      {
-        "code": 0,
-        "json": {
-          "checks": [
-            "format-cpp: pass, required",
-            "format-cmake: pass, required",
-            "metal-typecheck: not-checked, optional, fix",
-            "docs: pass, required",
-            "linux-build: pass, required, fix",
-            "tests-fail-without-implementation: pass, required",
-          ],
-          "command": "verify",
-          "ok": true,
-          "ready": true,
-          "skipped": [
-            "pr-files",
-            "pr-placeholders",
-            "pr-ai-disclosure",
-          ],
-        },
-      }
-    `);
+          {
+            "code": 0,
+            "json": {
+              "checks": [
+                "format-cpp: pass, required",
+                "format-cmake: pass, required",
+                "metal-typecheck: not-checked, optional, fix",
+                "docs: pass, required",
+                "linux-build: pass, required, fix",
+                "tests-fail-without-implementation: pass, required",
+                "metal-twin: not-checked, optional",
+                "mutants: not-checked, optional",
+              ],
+              "command": "verify",
+              "ok": true,
+              "ready": true,
+              "skipped": [
+                "pr-files",
+                "pr-placeholders",
+                "pr-ai-disclosure",
+              ],
+            },
+          }
+        `);
       },
     );
 
@@ -2219,157 +2232,161 @@ describe.skipIf(!hasBuildTools)(
       write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
       expect((await run('apply')).code).toBe(0);
       expect(await run('test', '--offline')).toMatchInlineSnapshot(`
-      {
-        "code": 8,
-        "json": {
-          "baseline": {
-            "buildDir": "<project>/.work/baseline/build-release-<key>",
-            "cached": true,
+        {
+          "code": 8,
+          "json": {
+            "baseline": {
+              "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "cached": true,
+              "summary": {
+                "assertions": {
+                  "failed": 1,
+                  "passed": 1,
+                },
+                "byClass": {
+                  "fixed": 0,
+                  "new-failure": 0,
+                  "new-test-failed": 0,
+                  "new-test-passed": 0,
+                  "passed": 1,
+                  "pre-existing-failure": 1,
+                  "skipped": 0,
+                },
+                "cases": 2,
+                "failed": 1,
+                "passed": 1,
+                "skipped": 0,
+              },
+              "used": true,
+            },
+            "buildDir": "<project>/.work/build-release-<key>",
+            "cases": [
+              {
+                "baseline": "passed",
+                "classification": "passed",
+                "failures": [],
+                "name": "test add",
+                "status": "passed",
+              },
+              {
+                "baseline": "failed",
+                "classification": "pre-existing-failure",
+                "failures": [
+                  {
+                    "file": "../mlx/tests/lib_tests.cpp",
+                    "line": 9,
+                    "message": "<text>",
+                    "origin": null,
+                  },
+                ],
+                "name": "test known failure",
+                "status": "failed",
+              },
+              {
+                "baseline": null,
+                "classification": "new-test-failed",
+                "failures": [
+                  {
+                    "file": "../mlx/tests/new_tests.cpp",
+                    "line": 5,
+                    "message": "<text>",
+                    "origin": "templates/tests/new_tests.cpp:5",
+                  },
+                ],
+                "name": "test mul",
+                "status": "failed",
+              },
+            ],
+            "command": "test",
+            "dependencies": [
+              {
+                "dep": "json",
+                "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+              },
+              {
+                "dep": "doctest",
+                "source": "system doctest-dev (/usr/include/doctest)",
+              },
+              {
+                "dep": "fmt",
+                "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+              },
+              {
+                "dep": "gguflib",
+                "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+              },
+            ],
+            "localEdits": [],
+            "logs": {
+              "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+              "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+              "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+            },
+            "notes": [
+              "<text>",
+            ],
+            "ok": false,
+            "patched": {
+              "buildSeconds": "<number>",
+              "buildSteps": 2,
+              "complete": true,
+              "configured": false,
+              "crashes": [],
+            },
+            "suiteRan": true,
             "summary": {
               "assertions": {
-                "failed": 1,
+                "failed": 2,
                 "passed": 1,
               },
               "byClass": {
                 "fixed": 0,
                 "new-failure": 0,
-                "new-test-failed": 0,
+                "new-test-failed": 1,
                 "new-test-passed": 0,
                 "passed": 1,
                 "pre-existing-failure": 1,
                 "skipped": 0,
               },
-              "cases": 2,
-              "failed": 1,
-              "passed": 1,
-              "skipped": 0,
-            },
-            "used": true,
-          },
-          "buildDir": "<project>/.work/build-release-<key>",
-          "cases": [
-            {
-              "baseline": "passed",
-              "classification": "passed",
-              "failures": [],
-              "name": "test add",
-              "status": "passed",
-            },
-            {
-              "baseline": "failed",
-              "classification": "pre-existing-failure",
-              "failures": [
-                {
-                  "file": "../mlx/tests/lib_tests.cpp",
-                  "line": 9,
-                  "message": "<text>",
-                  "origin": null,
-                },
-              ],
-              "name": "test known failure",
-              "status": "failed",
-            },
-            {
-              "baseline": null,
-              "classification": "new-test-failed",
-              "failures": [
-                {
-                  "file": "../mlx/tests/new_tests.cpp",
-                  "line": 5,
-                  "message": "<text>",
-                  "origin": "templates/tests/new_tests.cpp:5",
-                },
-              ],
-              "name": "test mul",
-              "status": "failed",
-            },
-          ],
-          "command": "test",
-          "dependencies": [
-            {
-              "dep": "json",
-              "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
-            },
-            {
-              "dep": "doctest",
-              "source": "system doctest-dev (/usr/include/doctest)",
-            },
-            {
-              "dep": "fmt",
-              "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
-            },
-            {
-              "dep": "gguflib",
-              "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
-            },
-          ],
-          "localEdits": [],
-          "logs": {
-            "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
-            "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
-            "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
-          },
-          "notes": [
-            "<text>",
-          ],
-          "ok": false,
-          "patched": {
-            "buildSeconds": "<number>",
-            "buildSteps": 2,
-            "complete": true,
-            "configured": false,
-            "crashes": [],
-          },
-          "summary": {
-            "assertions": {
+              "cases": 3,
               "failed": 2,
               "passed": 1,
-            },
-            "byClass": {
-              "fixed": 0,
-              "new-failure": 0,
-              "new-test-failed": 1,
-              "new-test-passed": 0,
-              "passed": 1,
-              "pre-existing-failure": 1,
               "skipped": 0,
             },
-            "cases": 3,
-            "failed": 2,
-            "passed": 1,
-            "skipped": 0,
+            "twin": null,
           },
-        },
-      }
-    `);
+        }
+      `);
     });
 
     it.skipIf(!cmakeFormat)(
       withReason('a failing new test: verify is not ready (1, linux-build fails)', cmakeFormat, cmakeFormatReason),
       async () => {
         expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
-      {
-        "code": 1,
-        "json": {
-          "checks": [
-            "format-cpp: pass, required",
-            "format-cmake: pass, required",
-            "metal-typecheck: not-checked, optional, fix",
-            "docs: pass, required",
-            "linux-build: fail, required, fix",
-            "tests-fail-without-implementation: pass, required",
-          ],
-          "command": "verify",
-          "ok": false,
-          "ready": false,
-          "skipped": [
-            "pr-files",
-            "pr-placeholders",
-            "pr-ai-disclosure",
-          ],
-        },
-      }
-    `);
+          {
+            "code": 1,
+            "json": {
+              "checks": [
+                "format-cpp: pass, required",
+                "format-cmake: pass, required",
+                "metal-typecheck: not-checked, optional, fix",
+                "docs: pass, required",
+                "linux-build: fail, required, fix",
+                "tests-fail-without-implementation: pass, required",
+                "metal-twin: not-checked, optional",
+                "mutants: not-checked, optional",
+              ],
+              "command": "verify",
+              "ok": false,
+              "ready": false,
+              "skipped": [
+                "pr-files",
+                "pr-placeholders",
+                "pr-ai-disclosure",
+              ],
+            },
+          }
+        `);
       },
     );
 
@@ -2540,49 +2557,53 @@ describe.skipIf(!cmakeFormat)(
     it('verify reports every check and is not ready (1); --require-metal makes the Metal type-check required', async () => {
       expect({ verify: await run(['verify'], bare), '--require-metal': await run(['verify', '--require-metal'], bare) })
         .toMatchInlineSnapshot(`
-      {
-        "--require-metal": {
-          "code": 1,
-          "json": {
-            "checks": [
-              "format-cpp: fail, required, fix",
-              "format-cmake: not-checked, required, fix",
-              "metal-typecheck: not-checked, required, fix",
-              "docs: pass, required",
-              "pr-files: fail, required, fix",
-              "pr-placeholders: pass, required",
-              "pr-ai-disclosure: fail, required, fix",
-              "linux-build: fail, required, fix",
-              "tests-fail-without-implementation: not-checked, required",
-            ],
-            "command": "verify",
-            "ok": false,
-            "ready": false,
-            "skipped": [],
-          },
-        },
-        "verify": {
-          "code": 1,
-          "json": {
-            "checks": [
-              "format-cpp: fail, required, fix",
-              "format-cmake: not-checked, required, fix",
-              "metal-typecheck: not-checked, optional, fix",
-              "docs: pass, required",
-              "pr-files: fail, required, fix",
-              "pr-placeholders: pass, required",
-              "pr-ai-disclosure: fail, required, fix",
-              "linux-build: fail, required, fix",
-              "tests-fail-without-implementation: not-checked, required",
-            ],
-            "command": "verify",
-            "ok": false,
-            "ready": false,
-            "skipped": [],
-          },
-        },
-      }
-    `);
+          {
+            "--require-metal": {
+              "code": 1,
+              "json": {
+                "checks": [
+                  "format-cpp: fail, required, fix",
+                  "format-cmake: not-checked, required, fix",
+                  "metal-typecheck: not-checked, required, fix",
+                  "docs: pass, required",
+                  "pr-files: fail, required, fix",
+                  "pr-placeholders: pass, required",
+                  "pr-ai-disclosure: fail, required, fix",
+                  "linux-build: fail, required, fix",
+                  "tests-fail-without-implementation: not-checked, required",
+                  "metal-twin: not-checked, optional",
+                  "mutants: not-checked, optional",
+                ],
+                "command": "verify",
+                "ok": false,
+                "ready": false,
+                "skipped": [],
+              },
+            },
+            "verify": {
+              "code": 1,
+              "json": {
+                "checks": [
+                  "format-cpp: fail, required, fix",
+                  "format-cmake: not-checked, required, fix",
+                  "metal-typecheck: not-checked, optional, fix",
+                  "docs: pass, required",
+                  "pr-files: fail, required, fix",
+                  "pr-placeholders: pass, required",
+                  "pr-ai-disclosure: fail, required, fix",
+                  "linux-build: fail, required, fix",
+                  "tests-fail-without-implementation: not-checked, required",
+                  "metal-twin: not-checked, optional",
+                  "mutants: not-checked, optional",
+                ],
+                "command": "verify",
+                "ok": false,
+                "ready": false,
+                "skipped": [],
+              },
+            },
+          }
+        `);
     });
 
     it('format --fix writes the fixes (0); then format is clean (0), and still exits 0 when cmake-format is missing', async () => {
@@ -2769,28 +2790,30 @@ describe.skipIf(!cmakeFormat)(
 
     it('verify --skip leaves checks out and is ready when the rest pass (0)', async () => {
       expect(await run(['verify', '--skip', 'build', 'pr-text', 'docs', 'format-cmake'], bare)).toMatchInlineSnapshot(`
-      {
-        "code": 0,
-        "json": {
-          "checks": [
-            "format-cpp: pass, required",
-            "metal-typecheck: not-checked, optional, fix",
-          ],
-          "command": "verify",
-          "ok": true,
-          "ready": true,
-          "skipped": [
-            "format-cmake",
-            "docs",
-            "pr-files",
-            "pr-placeholders",
-            "pr-ai-disclosure",
-            "linux-build",
-            "tests-fail-without-implementation",
-          ],
-        },
-      }
-    `);
+        {
+          "code": 0,
+          "json": {
+            "checks": [
+              "format-cpp: pass, required",
+              "metal-typecheck: not-checked, optional, fix",
+            ],
+            "command": "verify",
+            "ok": true,
+            "ready": true,
+            "skipped": [
+              "format-cmake",
+              "docs",
+              "pr-files",
+              "pr-placeholders",
+              "pr-ai-disclosure",
+              "linux-build",
+              "tests-fail-without-implementation",
+              "metal-twin",
+              "mutants",
+            ],
+          },
+        }
+      `);
     });
 
     it('format --fix while another run holds the workdir (6, LOCKED), leaving templates/ as they were', async () => {

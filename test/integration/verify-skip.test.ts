@@ -47,6 +47,8 @@ describe('verify --skip', () => {
       'pr-ai-disclosure',
       'linux-build',
       'tests-fail-without-implementation',
+      'metal-twin',
+      'mutants',
     ]);
 
     const human = await verify('--skip', 'build', 'format-cmake', 'docs', 'pr-text');

@@ -35,6 +35,8 @@ describe('verify', () => {
       'pr-ai-disclosure',
       'linux-build',
       'tests-fail-without-implementation',
+      'metal-twin',
+      'mutants',
     ]);
     const checks = byId(result.json);
     expect(checks['format-cpp']).toMatchObject({ status: 'fail', required: true });

@@ -69,7 +69,7 @@ describe('a corrupt patch', () => {
     upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' },
     variables: RFC_VARIABLES,
     branch: 'b',
-    build: { target: 't', testBinary: 't', cmakeArgs: [] },
+    build: { target: 't', testBinary: 't', library: 'l', testMain: 'm', cmakeArgs: [] },
   };
   const planWith = (patch: string) => () =>
     buildPlan({ config, templates: [], seriesText: '0001-x.patch\n', patches: new Map([['0001-x.patch', patch]]) });

@@ -1,0 +1,170 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
+
+const hasTools = [
+  '/usr/bin/cmake',
+  '/usr/bin/nm',
+  '/usr/bin/objcopy',
+  '/usr/include/doctest/doctest.h',
+  '/usr/lib/cmake/doctest/doctest.cmake',
+].every(existsSync);
+const reason =
+  'skipped: needs cmake, a C++ compiler, binutils and doctest-dev (sudo apt-get install cmake g++ binutils doctest-dev)';
+if (!hasTools) console.warn(`Metal twin integration: ${reason}`);
+
+const SOURCE = 'templates/{{source_path}}';
+
+let project: string;
+let upstream: { dir: string; sha: string };
+let env: Record<string, string>;
+let checkout: string;
+
+const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
+const read = (file: string) => readFileSync(path.join(project, file), 'utf8');
+const write = (file: string, text: string) => writeFileSync(path.join(project, file), text);
+const mutantsFile = () => JSON.parse(read('mutants.json')) as { mutants: Array<Record<string, string>> };
+const onlyMutants = ['--skip', 'format', '--skip', 'metal-typecheck', '--skip', 'docs', '--skip', 'pr-text'];
+
+/** Runs `body` with a file of the project changed, then puts the file back. */
+async function withEdit(file: string, text: string, body: () => Promise<void>): Promise<void> {
+  const before = read(file);
+  write(file, text);
+  try {
+    await body();
+  } finally {
+    write(file, before);
+  }
+}
+
+// One project for the whole file: cases run in order and reuse its build folder, as a user's runs would.
+describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' : `Metal twin (${reason})`, () => {
+  beforeAll(async () => {
+    upstream = makeUpstream('twin/upstream');
+    project = makeProject(upstream.sha, 'twin/project');
+    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+    const applied = await runCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    checkout = applied.json.checkout as string;
+  });
+
+  it('runs the Metal-only cases against the twin, with the PR source in place of the stub', async () => {
+    const result = await run('test', '--offline', '--metal-twin');
+    expect(result.code, result.stderr).toBe(0);
+    // The suite builds and runs the stub case; the twin runs the Metal-only cases.
+    expect(result.json.cases.map((c: { name: string }) => c.name)).toContain('test stub length');
+    expect(result.json.twin.summary).toMatchObject({ cases: 2, passed: 2, failed: 0 });
+    expect(
+      result.json.twin.cases.map((c: { name: string; classification: string }) => [c.name, c.classification]),
+    ).toEqual([
+      ['test twin length', 'new-test-passed'],
+      ['test twin contents', 'new-test-passed'],
+    ]);
+    // Only the two stub definitions are weak in the copy; metal_available() in the same file is not.
+    expect(result.json.twin.weakened).toEqual([
+      { member: 'no_metal.cpp.o', symbol: '_Z13buffer_lengthPv' },
+      { member: 'no_metal.cpp.o', symbol: '_Z15buffer_contentsPv' },
+    ]);
+    // The same build folder as the suite.
+    expect(result.json.twin.binary.startsWith(result.json.buildDir)).toBe(true);
+    const human = await runCli(['test', '--offline', '--metal-twin'], { cwd: project, env });
+    expect(human.stdout).toContain('Metal twin (host stand-in for metal-cpp on a Linux build, not a Metal run)');
+    expect(human.stdout).toContain('cannot show (only a Mac can)');
+  });
+
+  it('runs the twin alone with --no-suite, and --tests filters its cases', async () => {
+    const result = await run('test', '--offline', '--metal-twin', '--no-suite', '--tests', '*length*');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.suiteRan).toBe(false);
+    expect(result.json.cases).toEqual([]);
+    expect(result.json.twin.cases.map((c: { name: string }) => c.name)).toEqual(['test twin length']);
+  });
+
+  it('reports a failing Metal-only case as a failure, with the template line', async () => {
+    const broken = read(SOURCE).replace('->length())', '->length() - 1)');
+    await withEdit(SOURCE, broken, async () => {
+      expect((await run('apply')).code).toBe(0);
+      const result = await run('test', '--offline', '--metal-twin', '--no-suite');
+      expect(result.code).toBe(8);
+      const failed = result.json.twin.cases.find((c: { name: string }) => c.name === 'test twin length');
+      expect(failed.classification).toBe('new-test-failed');
+      expect(failed.failures[0].origin).toContain('{{metal_test_file}}');
+      const human = await runCli(['test', '--offline', '--metal-twin', '--no-suite'], { cwd: project, env });
+      expect(human.stdout).toContain('twin-failed: test twin length');
+    });
+    expect((await run('apply')).code).toBe(0);
+  });
+
+  it('fails to build, naming the call, when the Metal source calls what the twin lacks', async () => {
+    const calling = read(SOURCE).replace(
+      '->contents();',
+      '->contents();\n  (void)static_cast<MTL::Buffer*>(buffer)->gpuAddress();',
+    );
+    await withEdit(SOURCE, calling, async () => {
+      expect((await run('apply')).code).toBe(0);
+      const result = await run('test', '--offline', '--metal-twin', '--no-suite');
+      expect(result.code).toBe(1);
+      expect(result.json.error.code).toBe('BUILD_FAILED');
+      expect(result.json.error.message).toContain('MTL::Buffer::gpuAddress');
+      expect(result.json.error.hint).toContain('twin/Metal/Metal.hpp');
+    });
+    expect((await run('apply')).code).toBe(0);
+  });
+
+  it('refuses a shared-library build, saying the twin is static-only', async () => {
+    const result = await runCli(['test', '--offline', '--metal-twin', '--json', '--', '-DBUILD_SHARED_LIBS=ON'], {
+      cwd: project,
+      env,
+    });
+    expect(result.code).toBe(2);
+    expect(result.json.error.message).toContain('static fixture library');
+  });
+
+  it('verify kills every mutant, in a scratch tree, leaving the checkout as it was', async () => {
+    const before = snapshot(checkout);
+    const result = await run('verify', '--offline', ...onlyMutants);
+    const mutants = result.json.checks.find((c: { id: string }) => c.id === 'mutants');
+    expect(mutants.status, mutants.detail).toBe('pass');
+    expect(mutants.detail).toContain('all 2 mutants killed');
+    // The Metal source's mutant is judged by the twin, the stub's by the suite's stub case.
+    expect(mutants.detail).toMatch(/killed {3}"length off by one" \(twin, /);
+    expect(mutants.detail).toMatch(/killed {3}"stub reports a length" \(suite, .*"test stub length"/);
+    expect(result.json.checks.find((c: { id: string }) => c.id === 'metal-twin').status).toBe('pass');
+    expect(result.code, result.stderr).toBe(0);
+    expect(snapshot(checkout)).toBe(before);
+  });
+
+  it('verify names a mutant that no case kills', async () => {
+    const list = mutantsFile();
+    list.mutants.push({
+      name: 'same value, other spelling',
+      file: '{{source_path}}',
+      find: 'return static_cast<long>(',
+      replace: 'return (long)(',
+      why: 'An equivalent mutant: nothing can tell it apart.',
+    });
+    await withEdit('mutants.json', JSON.stringify(list, null, 2), async () => {
+      const result = await run('verify', '--offline', ...onlyMutants);
+      const mutants = result.json.checks.find((c: { id: string }) => c.id === 'mutants');
+      expect(mutants.status).toBe('fail');
+      expect(mutants.detail).toContain('1 of 3 mutant(s) survive: "same value, other spelling"');
+      expect(mutants.fix).toContain('surviving mutant');
+      expect(result.code).toBe(1);
+    });
+  });
+
+  it('verify names a mutant whose text is no longer in the source, before building anything', async () => {
+    const list = mutantsFile();
+    list.mutants[0]!['find'] = '->size())';
+    await withEdit('mutants.json', JSON.stringify(list, null, 2), async () => {
+      const result = await run('verify', '--offline', ...onlyMutants);
+      const mutants = result.json.checks.find((c: { id: string }) => c.id === 'mutants');
+      expect(mutants.status).toBe('fail');
+      expect(mutants.detail).toContain('"length off by one": its text is no longer in src/metal/view.cpp');
+      expect(result.stderr).not.toContain('mutant "');
+    });
+  });
+});

@@ -540,4 +540,32 @@ export class Git {
       throw error;
     }
   }
+
+  /** Untracked files that are not ignored (`git ls-files --others --exclude-standard`). */
+  async untrackedFiles(): Promise<string[]> {
+    return (await this.raw(['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
+  }
+
+  /** The mode (`100644`, `100755`) of `file` at `commit`, or null when the commit has no such file. */
+  async fileMode(commit: string, file: string): Promise<string | null> {
+    const out = await this.raw(['ls-tree', `${commit}^{commit}`, '--', file]);
+    return /^(\d+) /.exec(out)?.[1] ?? null;
+  }
+
+  /**
+   * `git merge-file`: merges the change from `base` to `theirs` into the
+   * file `ours`, which gets the result, conflict markers labelled with
+   * `labels` included. Returns the number of conflicts.
+   */
+  async mergeFile(ours: string, base: string, theirs: string, labels: [string, string, string]): Promise<number> {
+    try {
+      await this.raw(['merge-file', '-L', labels[0], '-L', labels[1], '-L', labels[2], ours, base, theirs]);
+      return 0;
+    } catch (error) {
+      // The exit code is the number of conflicts; a negative one (an error) arrives as 255.
+      if (error instanceof ProcessError && error.exitCode !== null && error.exitCode > 0 && error.exitCode < 128)
+        return error.exitCode;
+      throw error;
+    }
+  }
 }

@@ -1,7 +1,9 @@
 import { applySpec } from './apply.js';
+import { bumpSpec } from './bump.js';
 import { checkSpec } from './check.js';
 import { checkMetalSpec } from './check-metal.js';
 import { cleanSpec } from './clean.js';
+import { exportSpec } from './export.js';
 import { formatSpec } from './format.js';
 import { prSpec } from './pr.js';
 import type { CommandSpec } from './spec.js';
@@ -22,4 +24,6 @@ export const commands: CommandSpec[] = [
   prSpec,
   cleanSpec,
   checkSpec,
+  exportSpec,
+  bumpSpec,
 ];

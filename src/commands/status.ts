@@ -7,7 +7,7 @@ export async function status(options: GlobalOptions): Promise<CommandResult<Stat
   const data = await checkoutStatus(await loadContext(options));
   if (data.state === 'no-checkout')
     return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
-  return { data, lines: statusLines(data) };
+  return { data, lines: statusLines(data, options.workdir ? ` --workdir ${options.workdir}` : '') };
 }
 
 const stateText: Record<ApplyState, string> = {
@@ -21,7 +21,7 @@ const stateText: Record<ApplyState, string> = {
   'missing-pinned-commit': 'the checkout lacks the pinned commit: run `mlx-storage-pr apply`',
 };
 
-function statusLines(data: StatusData): string[] {
+function statusLines(data: StatusData, workdirFlag: string): string[] {
   const lines = [
     `checkout: ${data.checkout}`,
     `pinned:   ${data.pinned} (MLX ${data.pinnedVersion})`,
@@ -33,5 +33,13 @@ function statusLines(data: StatusData): string[] {
   if (data.dirty.length) lines.push('uncommitted changes:', ...data.dirty.map((e) => `  ${e.code} ${e.path}`));
   if (data.conflicts.length)
     lines.push('conflicts:', ...data.conflicts.map((c) => `  ${c.patch}: ${c.file}: ${c.reason}`));
+  if (data.bump) {
+    const b = data.bump;
+    lines.push(
+      `bump:     in progress from ${b.from.commit.slice(0, 12)} (MLX ${b.from.version}) to ${b.to.commit.slice(0, 12)} (MLX ${b.to.version}, ${b.ref})`,
+      `          resolve the conflicts in ${b.worktree}, run \`mlx-storage-pr export${workdirFlag}\`, then \`mlx-storage-pr bump --continue${workdirFlag}\` (or \`bump --abort\`)`,
+      ...b.conflicts.map((c) => `          patches/${c.patch}: ${c.file}: ${c.count} conflict(s)`),
+    );
+  }
   return lines;
 }

@@ -56,7 +56,12 @@ export type ErrorCode =
   | 'BRANCH_MOVED'
   | 'FORK_UNREACHABLE'
   | 'PUSH_FAILED'
-  | 'GITHUB_API_FAILED';
+  | 'GITHUB_API_FAILED'
+  | 'EXPORT_REFUSED'
+  | 'BUMP_CONFLICT'
+  | 'BUMP_IN_PROGRESS'
+  | 'NO_BUMP'
+  | 'VERSION_NOT_FOUND';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -99,6 +104,11 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   FORK_UNREACHABLE: ExitCode.source,
   PUSH_FAILED: ExitCode.failure,
   GITHUB_API_FAILED: ExitCode.failure,
+  EXPORT_REFUSED: ExitCode.failure,
+  BUMP_CONFLICT: ExitCode.conflict,
+  BUMP_IN_PROGRESS: ExitCode.dirty,
+  NO_BUMP: ExitCode.usage,
+  VERSION_NOT_FOUND: ExitCode.source,
 };
 
 /** The exit code of an error code. */

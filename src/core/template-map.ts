@@ -2,7 +2,7 @@
 
 import { diffArrays } from 'diff';
 
-import { UserError } from './errors.js';
+import { UserError, type ErrorCode } from './errors.js';
 import { PLACEHOLDER, placeholdersIn, renderString, type Variables } from './render.js';
 
 interface Segment {
@@ -65,22 +65,44 @@ function tagOccurrences(
   return tags;
 }
 
-/** Thrown when a formatted line holds a variable's value and it is unclear whether that text is a placeholder. */
-function unmappable(origin: string, line: number, text: string, value: string, names: string[]): UserError {
+/**
+ * How a caller names the text it maps back: `format --fix` maps formatted text
+ * (CHECK_FAILED), `export` maps the user's edits (EXPORT_REFUSED). `hint`
+ * names the fix for `origin`.
+ */
+export interface MapBackWording {
+  what: string;
+  code: ErrorCode;
+  hint: (origin: string) => string;
+}
+
+export const FORMAT_WORDING: MapBackWording = {
+  what: 'formatted',
+  code: 'CHECK_FAILED',
+  hint: (origin) =>
+    `Apply the diff that \`mlx-storage-pr format\` prints to ${origin} by hand, keeping the placeholders.`,
+};
+
+/** Thrown when a changed line holds a variable's value and it is unclear whether that text is a placeholder. */
+function unmappable(
+  origin: string,
+  line: number,
+  text: string,
+  value: string,
+  names: string[],
+  wording: MapBackWording,
+): UserError {
   return new UserError(
-    'CHECK_FAILED',
-    `${origin}: cannot map formatted line ${line} back to the template: "${text.trim()}" holds "${value}", the value of ${names.map((n) => `{{${n}}}`).join('/')}, and the template uses that text both as a placeholder and literally there.`,
-    {
-      hint: `Apply the diff that \`mlx-storage-pr format\` prints to ${origin} by hand, keeping the placeholders.`,
-      details: { origin, line, value, names },
-    },
+    wording.code,
+    `${origin}: cannot map ${wording.what} line ${line} back to the template: "${text.trim()}" holds "${value}", the value of ${names.map((n) => `{{${n}}}`).join('/')}, and the template uses that text both as a placeholder and literally there.`,
+    { hint: wording.hint(origin), details: { origin, line, value, names } },
   );
 }
 
 /**
  * Given a template's lines (`raw`, with placeholders), the lines it renders
- * to and the formatted version of those, returns template lines that render
- * to the formatted text. Only changed regions are touched. In a changed
+ * to and the formatted (or, for `export`, edited) version of those, returns
+ * template lines that render to the new text. Only changed regions are touched. In a changed
  * region, the k-th occurrence of a variable's value in the new text becomes
  * the placeholder when the k-th occurrence in the old text was one (formatting
  * keeps the order of tokens). When formatting adds or drops an occurrence
@@ -93,6 +115,7 @@ export function mapFormattedBack(
   formatted: readonly string[],
   variables: Variables,
   origin: string,
+  wording: MapBackWording = FORMAT_WORDING,
 ): string[] {
   if (raw.length !== rendered.length) throw new Error(`${origin}: template and rendered text differ in line count`);
   const whole = raw.join('\n');
@@ -142,7 +165,7 @@ export function mapFormattedBack(
         if (name === '?') {
           const line = newIndex + newText.slice(0, at).split('\n').length;
           const names = used.filter((n) => variables[n] === value);
-          throw unmappable(origin, line, newText.split('\n')[line - newIndex - 1] ?? '', value, names);
+          throw unmappable(origin, line, newText.split('\n')[line - newIndex - 1] ?? '', value, names, wording);
         }
         if (name !== null) replacements.push({ at, end: at + value.length, name });
       }
@@ -157,8 +180,8 @@ export function mapFormattedBack(
 
   const check = renderString(out.join('\n'), variables, origin);
   if (check !== formatted.join('\n')) {
-    throw new UserError('CHECK_FAILED', `${origin}: the formatted text could not be mapped back to the template.`, {
-      hint: `Apply the diff that \`mlx-storage-pr format\` prints to ${origin} by hand, keeping the placeholders.`,
+    throw new UserError(wording.code, `${origin}: the ${wording.what} text could not be mapped back to the template.`, {
+      hint: wording.hint(origin),
     });
   }
   return out;

@@ -14,6 +14,7 @@ export const WORKDIR_NAMES = {
   checkMetal: 'check-metal',
   metalCpp: 'metal-cpp',
   check: 'check',
+  bump: 'bump',
 } as const;
 
 /** A tree of MLX with its builds: the checkout in the workdir, or a worktree of it in its own folder. */
@@ -44,6 +45,11 @@ export interface WorkdirLayout {
   checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
   /** Downloaded and unpacked metal-cpp. */
   metalCpp: string;
+  /**
+   * An unfinished `bump`: its state, the worktree of the new commit where
+   * conflicts are resolved, and the project files as they were before it.
+   */
+  bump: { root: string; state: string; worktree: string; backup: string };
   /** `check`'s repository of other MLX commits, and per commit the trees and builds of `check --build`. */
   check: CheckLayout;
 }
@@ -88,6 +94,12 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       pinnedTree: (pinned) => path.join(checkMetal, `pinned-${pinned.slice(0, 12)}`),
     },
     metalCpp: path.join(workdir, n.metalCpp),
+    bump: {
+      root: path.join(workdir, n.bump),
+      state: path.join(workdir, n.bump, 'state.json'),
+      worktree: path.join(workdir, n.bump, n.checkout),
+      backup: path.join(workdir, n.bump, 'backup'),
+    },
     check: checkLayout(path.join(workdir, n.check)),
   };
 }

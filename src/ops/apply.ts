@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { formatConflict, type Conflict } from '../core/conflict.js';
@@ -14,6 +16,8 @@ export interface ApplySeriesOptions {
   threeWay?: boolean | undefined;
   /** The caller already holds the workdir lock (for example `format --fix` around its rewrite and this apply). */
   lockHeld?: boolean | undefined;
+  /** The caller is `bump` itself, which may apply while its state is kept. */
+  duringBump?: boolean | undefined;
 }
 
 export type ApplyStatus = 'applied' | 'already-applied' | 'would-apply' | 'would-clone';
@@ -54,6 +58,12 @@ export function conflictError(conflicts: Conflict[], options: { threeWay?: boole
  * branch onto the applied commit. A dry run reports what it would do.
  */
 export async function applySeries(ctx: Context, options: ApplySeriesOptions): Promise<ApplyData> {
+  // During a bump patches/ may already fit the new commit while the config names the old one.
+  if (!options.duringBump && existsSync(ctx.layout.bump.state)) {
+    throw new UserError('BUMP_IN_PROGRESS', 'A bump is in progress in this workdir; apply waits until it ends.', {
+      hint: 'Finish it (`mlx-storage-pr export`, then `mlx-storage-pr bump --continue`) or give it up (`mlx-storage-pr bump --abort`); `mlx-storage-pr status` shows it.',
+    });
+  }
   const { plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
   const base = {
@@ -111,7 +121,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
         'DIRTY_CHECKOUT',
         `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`,
         {
-          hint: 'Move the edits into templates/ or patches/ if they belong to the PR, or rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
+          hint: 'If the edits belong to the PR, `mlx-storage-pr export` takes them into templates/ and patches/; otherwise rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
           details: { dirty },
         },
       );

@@ -49,7 +49,7 @@ export interface Context {
   cacheRoot: string;
   /** The project's inputs and rendered series, read and rendered once per context. */
   project(): Promise<Project>;
-  /** Reads templates/ and patches/ again, after they were rewritten. */
+  /** Reads the config, templates/ and patches/ again, after they were rewritten. */
   reloadProject(): Promise<Project>;
   /** The checkout in the workdir, or null when there is none; opened once it exists. */
   checkout(): Promise<Git | null>;
@@ -76,7 +76,10 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
     cacheRoot: cacheRoot(options.env),
     project() {
       if (project === undefined) {
-        const loading = loadPlanInputs(projectRoot, config).then((inputs) => ({ inputs, plan: buildPlan(inputs) }));
+        const loading = loadPlanInputs(projectRoot, ctx.config).then((inputs) => ({
+          inputs,
+          plan: buildPlan(inputs),
+        }));
         // A failed read is not kept: the next call reports it again.
         loading.catch(() => {
           if (project === loading) project = undefined;
@@ -85,7 +88,9 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
       }
       return project;
     },
-    reloadProject() {
+    async reloadProject() {
+      // `bump` moves the pin: everything after it sees the new commit.
+      ctx.config = await loadConfig(projectRoot);
       project = undefined;
       return ctx.project();
     },

@@ -1,5 +1,6 @@
 import type { Conflict } from '../core/conflict.js';
 import { plannedPaths } from '../core/plan.js';
+import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
 import type { Context } from './context.js';
 import { classifyHead, type HeadState } from './state.js';
 import { buildTree } from './tree.js';
@@ -20,6 +21,8 @@ export interface StatusData {
   differs: string[];
   dirty: Array<{ path: string; code: string }>;
   conflicts: Conflict[];
+  /** Set while a bump is in progress. */
+  bump?: BumpSummary;
 }
 
 /** Where the checkout stands against the pinned commit and the rendered series. */
@@ -39,6 +42,8 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
     dirty: [],
     conflicts: [],
   };
+  const bump = await readBumpState(ctx);
+  if (bump) data.bump = bumpSummary(bump);
   const git = await ctx.checkout();
   if (git === null) return data;
 

@@ -19,6 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { laneToolchain, makeMetalProject, makeMetalUpstream, skipName } from '../support/check-metal-fixtures.js';
 import { byOutcome, gitOnlyPath, runJson, runTable, spawnJson, type Names, type Outcome } from '../support/contract.js';
+import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
 import { makeWorld, MESSAGE, ONLY_PR_TEXT, pushByHand, writePrText, type World } from '../support/fork.js';
 import { editConfig, FIXTURES, git, makeProject, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
@@ -3433,6 +3434,561 @@ describe('check', () => {
               "message": "<text>",
             },
             "ok": false,
+          },
+        },
+      }
+    `);
+  });
+});
+
+describe('export and bump through edits and a pin move', () => {
+  let upstream: { dir: string; sha: string };
+  let project: string;
+  let checkout: string;
+  let target = '';
+  const names = (): Names => ({
+    paths: { project, upstream: upstream.dir },
+    shas: { pinned: upstream.sha, target },
+  });
+  const run = (...args: string[]) => runJson([...args, '--mlx-repo', upstream.dir], { cwd: project, names: names() });
+  const edit = (dir: string, file: string, change: (text: string) => string) =>
+    writeFileSync(path.join(dir, file), change(readFileSync(path.join(dir, file), 'utf8')));
+
+  beforeAll(() => {
+    upstream = makeExportUpstream();
+    project = makeExportProject(upstream.sha);
+    checkout = path.join(project, '.work', 'mlx');
+  });
+
+  it('usage errors (2), an invalid config (7), and export before apply (1, NOT_APPLIED)', async () => {
+    const broken = makeExportProject(upstream.sha);
+    editConfig(broken, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = 'abc'));
+    const rows = {
+      'export --no-such-option': ['export', '--no-such-option'],
+      'bump --no-such-option': ['bump', '--no-such-option'],
+      bump: ['bump'],
+      'bump --to x --continue': ['bump', '--to', 'x', '--continue'],
+      'bump --continue': ['bump', '--continue'],
+      'bump --abort': ['bump', '--abort'],
+      export: ['export'],
+    };
+    const out = await runTable(rows, (args) => run(...args));
+    out['export (invalid config)'] = await runJson(['export'], { cwd: broken, names: { paths: { project: broken } } });
+    out['bump --to x (invalid config)'] = await runJson(['bump', '--to', 'x'], {
+      cwd: broken,
+      names: { paths: { project: broken } },
+    });
+    expect(byOutcome(out)).toMatchInlineSnapshot(`
+      {
+        "bump --continue, bump --abort": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "NO_BUMP",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "export": {
+          "code": 1,
+          "json": {
+            "error": {
+              "code": "NOT_APPLIED",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "export (invalid config), bump --to x (invalid config)": {
+          "code": 7,
+          "json": {
+            "error": {
+              "code": "CONFIG_INVALID",
+              "details": {
+                "file": "<project>/mlx-storage-pr.config.json",
+                "problems": [
+                  "<text>",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "export --no-such-option, bump --no-such-option, bump, bump --to x --continue": {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "USAGE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+      }
+    `);
+  });
+
+  it('export: nothing to export (0); --dry-run with edits (0, would-export); export (0, exported); an edit it cannot place (1, EXPORT_REFUSED)', async () => {
+    expect((await run('apply')).code).toBe(0);
+    const out: Record<string, Outcome> = {};
+    out['no edits'] = await run('export');
+    edit(checkout, 'mlx/backend/metal/storage_view.cpp', (t) => t.replace('  return 0;', '  return 1;'));
+    out['--dry-run'] = await run('export', '--dry-run');
+    out['export'] = await run('export');
+    edit(checkout, 'mlx/backend/metal/storage_view.h', (t) =>
+      t.replace('  int size() const;', '  int size() const;\n  MetalStorageView copy() const;'),
+    );
+    out['ambiguous value'] = await run('export');
+    git(checkout, 'checkout', '--', 'mlx/backend/metal/storage_view.h');
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "--dry-run": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "bump": false,
+            "command": "export",
+            "diff": "--- a/templates/mlx/backend/metal/storage_view.cpp
+      +++ b/templates/mlx/backend/metal/storage_view.cpp
+      @@ -5,7 +5,7 @@
+       namespace {{namespace}} {
+       
+       int {{class_name}}::size() const {
+      -  return 0;
+      +  return 1;
+       }
+       
+       } // namespace {{namespace}}
+      ",
+            "exported": [
+              {
+                "into": [
+                  "templates/mlx/backend/metal/storage_view.cpp",
+                ],
+                "path": "mlx/backend/metal/storage_view.cpp",
+              },
+            ],
+            "head": null,
+            "notExported": [],
+            "ok": true,
+            "removed": [],
+            "source": "<project>/.work/mlx",
+            "status": "would-export",
+            "written": [
+              "templates/mlx/backend/metal/storage_view.cpp",
+            ],
+          },
+        },
+        "ambiguous value": {
+          "code": 1,
+          "json": {
+            "error": {
+              "code": "EXPORT_REFUSED",
+              "details": {
+                "line": 11,
+                "names": [
+                  "class_name",
+                ],
+                "origin": "templates/{{header_path}}",
+                "value": "MetalStorageView",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "export": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "bump": false,
+            "command": "export",
+            "diff": "--- a/templates/mlx/backend/metal/storage_view.cpp
+      +++ b/templates/mlx/backend/metal/storage_view.cpp
+      @@ -5,7 +5,7 @@
+       namespace {{namespace}} {
+       
+       int {{class_name}}::size() const {
+      -  return 0;
+      +  return 1;
+       }
+       
+       } // namespace {{namespace}}
+      ",
+            "exported": [
+              {
+                "into": [
+                  "templates/mlx/backend/metal/storage_view.cpp",
+                ],
+                "path": "mlx/backend/metal/storage_view.cpp",
+              },
+            ],
+            "head": "<sha1>",
+            "notExported": [],
+            "ok": true,
+            "removed": [],
+            "source": "<project>/.work/mlx",
+            "status": "exported",
+            "written": [
+              "templates/mlx/backend/metal/storage_view.cpp",
+            ],
+          },
+        },
+        "no edits": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "bump": false,
+            "command": "export",
+            "diff": "",
+            "exported": [],
+            "head": null,
+            "notExported": [],
+            "ok": true,
+            "removed": [],
+            "source": "<project>/.work/mlx",
+            "status": "nothing-to-export",
+            "written": [],
+          },
+        },
+      }
+    `);
+  });
+
+  it('bump: a conflict (4, BUMP_CONFLICT) shows in status; apply and another bump wait (3); --abort (0, aborted)', async () => {
+    edit(upstream.dir, 'mlx/version.h', (t) => t.replace('MLX_VERSION_MINOR 32', 'MLX_VERSION_MINOR 33'));
+    edit(upstream.dir, 'mlx/backend/metal/no_metal.cpp', (t) =>
+      t.replace('without metal backend");\n}\n\n', 'without metal backend");\n}\n\nvoid reset_peak_memory() {}\n\n'),
+    );
+    git(upstream.dir, 'commit', '--quiet', '-am', 'upstream change');
+    target = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    const out: Record<string, Outcome> = {};
+    out['bump --to main'] = await run('bump', '--to', 'main');
+    out['status'] = await run('status');
+    out['apply'] = await run('apply');
+    out['bump --to main again'] = await run('bump', '--to', 'main');
+    out['bump --continue before export'] = await run('bump', '--continue');
+    out['bump --abort'] = await run('bump', '--abort');
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "apply": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "BUMP_IN_PROGRESS",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "bump --abort": {
+          "code": 0,
+          "json": {
+            "command": "bump",
+            "from": {
+              "commit": "<pinned>",
+              "version": "0.32.2",
+            },
+            "head": "<sha1>",
+            "ok": true,
+            "patches": [],
+            "ref": "main",
+            "removed": [],
+            "status": "aborted",
+            "to": {
+              "commit": "<target>",
+              "version": "0.33.2",
+            },
+            "written": [
+              "mlx-storage-pr.config.json",
+              "templates/",
+              "patches/",
+            ],
+          },
+        },
+        "bump --continue before export": {
+          "code": 4,
+          "json": {
+            "error": {
+              "code": "BUMP_CONFLICT",
+              "details": {
+                "conflicts": [
+                  {
+                    "count": 1,
+                    "file": "mlx/backend/metal/no_metal.cpp",
+                    "patch": "0002-no-metal-stub.patch",
+                  },
+                ],
+                "from": {
+                  "commit": "<pinned>",
+                  "version": "0.32.2",
+                },
+                "next": [
+                  "Resolve each <<<<<<< ... >>>>>>> block in <project>/.work/bump/mlx/mlx/backend/metal/no_metal.cpp",
+                  "mlx-storage-pr export",
+                  "mlx-storage-pr bump --continue",
+                ],
+                "patches": [],
+                "ref": "main",
+                "resumable": true,
+                "to": {
+                  "commit": "<target>",
+                  "version": "0.33.2",
+                },
+                "worktree": "<project>/.work/bump/mlx",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "bump --to main": {
+          "code": 4,
+          "json": {
+            "error": {
+              "code": "BUMP_CONFLICT",
+              "details": {
+                "conflicts": [
+                  {
+                    "count": 1,
+                    "file": "mlx/backend/metal/no_metal.cpp",
+                    "patch": "0002-no-metal-stub.patch",
+                  },
+                ],
+                "from": {
+                  "commit": "<pinned>",
+                  "version": "0.32.2",
+                },
+                "next": [
+                  "Resolve each <<<<<<< ... >>>>>>> block in <project>/.work/bump/mlx/mlx/backend/metal/no_metal.cpp",
+                  "mlx-storage-pr export",
+                  "mlx-storage-pr bump --continue",
+                ],
+                "patches": [
+                  {
+                    "conflicts": 0,
+                    "file": "mlx/backend/metal/no_metal.cpp",
+                    "patch": "0001-no-metal-include.patch",
+                    "result": "clean",
+                  },
+                  {
+                    "conflicts": 1,
+                    "file": "mlx/backend/metal/no_metal.cpp",
+                    "patch": "0002-no-metal-stub.patch",
+                    "result": "conflict",
+                  },
+                  {
+                    "conflicts": 0,
+                    "file": "docs/src/dev/extensions.rst",
+                    "patch": "0003-docs.patch",
+                    "result": "clean",
+                  },
+                ],
+                "ref": "main",
+                "resumable": true,
+                "to": {
+                  "commit": "<target>",
+                  "version": "0.33.2",
+                },
+                "worktree": "<project>/.work/bump/mlx",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "bump --to main again": {
+          "code": 3,
+          "json": {
+            "error": {
+              "code": "BUMP_IN_PROGRESS",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "status": {
+          "code": 0,
+          "json": {
+            "base": "<pinned>",
+            "branch": "mlx-storage-pr",
+            "bump": {
+              "conflicts": [
+                {
+                  "count": 1,
+                  "file": "mlx/backend/metal/no_metal.cpp",
+                  "patch": "0002-no-metal-stub.patch",
+                },
+              ],
+              "from": {
+                "commit": "<pinned>",
+                "version": "0.32.2",
+              },
+              "ref": "main",
+              "to": {
+                "commit": "<target>",
+                "version": "0.33.2",
+              },
+              "worktree": "<project>/.work/bump/mlx",
+            },
+            "checkout": "<project>/.work/mlx",
+            "command": "status",
+            "conflicts": [],
+            "differs": [],
+            "dirty": [],
+            "head": "<sha1>",
+            "ok": true,
+            "pinned": "<pinned>",
+            "pinnedVersion": "0.32.2",
+            "state": "applied",
+          },
+        },
+      }
+    `);
+  });
+
+  it('bump: after resolving, export (0, exported, bump) and --continue (0, continued); a bump to the pinned commit (0, already-pinned); an unknown ref (5)', async () => {
+    expect((await run('bump', '--to', 'main')).code).toBe(4);
+    const worktree = path.join(project, '.work', 'bump', 'mlx');
+    edit(worktree, 'mlx/backend/metal/no_metal.cpp', (t) =>
+      t.replace(/<<<<<<< .*\n([\s\S]*?)=======\n([\s\S]*?)>>>>>>> .*\n/, '$1\n$2'),
+    );
+    const out: Record<string, Outcome> = {};
+    out['export'] = await run('export');
+    out['bump --continue'] = await run('bump', '--continue');
+    out['bump --to main'] = await run('bump', '--to', 'main');
+    out['bump --to no-such-ref'] = await run('bump', '--to', 'no-such-ref');
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "bump --continue": {
+          "code": 0,
+          "json": {
+            "command": "bump",
+            "from": {
+              "commit": "<pinned>",
+              "version": "0.32.2",
+            },
+            "head": "<sha1>",
+            "ok": true,
+            "patches": [],
+            "ref": "main",
+            "removed": [],
+            "status": "continued",
+            "to": {
+              "commit": "<target>",
+              "version": "0.33.2",
+            },
+            "written": [
+              "mlx-storage-pr.config.json",
+            ],
+          },
+        },
+        "bump --to main": {
+          "code": 0,
+          "json": {
+            "command": "bump",
+            "from": {
+              "commit": "<target>",
+              "version": "0.33.2",
+            },
+            "head": "<sha1>",
+            "ok": true,
+            "patches": [],
+            "ref": "main",
+            "removed": [],
+            "status": "already-pinned",
+            "to": {
+              "commit": "<target>",
+              "version": "0.33.2",
+            },
+            "written": [],
+          },
+        },
+        "bump --to no-such-ref": {
+          "code": 5,
+          "json": {
+            "error": {
+              "code": "COMMIT_NOT_FOUND",
+              "details": {
+                "ref": "no-such-ref",
+                "source": "<upstream>",
+                "stderr": "<text>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "export": {
+          "code": 0,
+          "json": {
+            "base": "<target>",
+            "bump": true,
+            "command": "export",
+            "diff": "--- a/patches/0001-no-metal-include.patch
+      +++ b/patches/0001-no-metal-include.patch
+      @@ -1,5 +1,5 @@
+       diff --git a/mlx/backend/metal/no_metal.cpp b/mlx/backend/metal/no_metal.cpp
+      -index 2f531c6..2690afb 100644
+      +index f21d12b..61d449c 100644
+       --- a/mlx/backend/metal/no_metal.cpp
+       +++ b/mlx/backend/metal/no_metal.cpp
+       @@ -3,6 +3,7 @@
+      --- a/patches/0002-no-metal-stub.patch
+      +++ b/patches/0002-no-metal-stub.patch
+      @@ -1,11 +1,11 @@
+       diff --git a/mlx/backend/metal/no_metal.cpp b/mlx/backend/metal/no_metal.cpp
+      -index 2690afb..3b10958 100644
+      +index 61d449c..d90d3dd 100644
+       --- a/mlx/backend/metal/no_metal.cpp
+       +++ b/mlx/backend/metal/no_metal.cpp
+      -@@ -20,6 +20,13 @@ const std::string& get_metallib_path() {
+      -       "[metal::get_metallib_path] Cannot get metallib path without metal backend");
+      - }
+      +@@ -22,6 +22,13 @@ const std::string& get_metallib_path() {
+        
+      + void reset_peak_memory() {}
+      + 
+       +{{status_enum}} {{try_export_function}}(
+       +    const array&,
+       +    {{class_name}}*,
+      ",
+            "exported": [
+              {
+                "into": [
+                  "patches/0001-no-metal-include.patch",
+                  "patches/0002-no-metal-stub.patch",
+                ],
+                "path": "mlx/backend/metal/no_metal.cpp",
+              },
+            ],
+            "head": null,
+            "notExported": [],
+            "ok": true,
+            "removed": [],
+            "source": "<project>/.work/bump/mlx",
+            "status": "exported",
+            "written": [
+              "patches/0001-no-metal-include.patch",
+              "patches/0002-no-metal-stub.patch",
+            ],
           },
         },
       }

@@ -282,7 +282,7 @@ async function refusal(
     'BRANCH_MOVED',
     `The branch ${o.branch} on ${where} has ${rewritten ? `been rewritten since mlx-storage-pr pushed ${lease.slice(0, 12)}; it now holds` : `${total} commit(s) that mlx-storage-pr did not push`}:\n${listed.join('\n')}`,
     {
-      hint: `Nothing was pushed; those commits are still there. Bring their changes into templates/ or patches/ so the next refresh carries them, then run again; ${force}`,
+      hint: `Nothing was pushed; those commits are still there. To keep them, bring them into the series: \`git -C ${git.dir} fetch ${o.fork.given} ${o.branch}\`, \`git -C ${git.dir} cherry-pick ${lease.slice(0, 12)}..FETCH_HEAD\`, then \`mlx-storage-pr export\` (it writes them into templates/ and patches/) and run pr again; ${force}`,
       details: { branch: o.branch, fork: o.fork.given, tip, lease, commits, total },
     },
   );

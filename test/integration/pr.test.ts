@@ -179,7 +179,6 @@ describe('pr --push: refreshing the branch on the fork', () => {
   });
 
   it('--force replaces it after keeping the tip under a backup ref on the fork, and prints how to get it back (which works)', async () => {
-    const lease = w.forkRefs()[LEASE];
     const human = await runCli(['pr', '--push', '--fork', w.fork, '--skip-checks', '--force'], {
       cwd: w.project,
       env: w.env,
@@ -191,8 +190,8 @@ describe('pr --push: refreshing the branch on the fork', () => {
     const backup = backups[0] as string;
     expect(refs[backup]).toBe(hand);
     expect(refs[BRANCH]).not.toBe(hand);
+    // The lease follows the branch. Its id may equal the previous lease: the same content committed in the same second.
     expect(refs[BRANCH]).toBe(refs[LEASE]);
-    expect(refs[LEASE]).not.toBe(lease);
     expect(human.stdout).toMatch(/^updated: mlx-storage-pr on .*, [0-9a-f]{12} -> [0-9a-f]{12}$/m);
     expect(human.stdout).toContain(
       `kept the previous tip ${hand.slice(0, 12)} on the fork as ${backup}; get it back with:`,

@@ -282,7 +282,7 @@ async function refusal(
     'BRANCH_MOVED',
     `The branch ${o.branch} on ${where} has ${rewritten ? `been rewritten since mlx-storage-pr pushed ${lease.slice(0, 12)}; it now holds` : `${total} commit(s) that mlx-storage-pr did not push`}:\n${listed.join('\n')}`,
     {
-      hint: `Nothing was pushed; those commits are still there. To keep them, bring them into the series: \`git -C ${git.dir} fetch ${o.fork.given} ${o.branch}\`, \`git -C ${git.dir} cherry-pick ${lease.slice(0, 12)}..FETCH_HEAD\`, then \`mlx-storage-pr export\` (it writes them into templates/ and patches/) and run pr again; ${force}`,
+      hint: `Nothing was pushed; those commits are still there. To keep their changes, bring them into the series: \`git -C ${git.dir} fetch ${o.fork.given} ${o.branch}\`, \`git -C ${git.dir} cherry-pick ${lease.slice(0, 12)}..FETCH_HEAD\`, \`mlx-storage-pr export\` (writes them into templates/ and patches/), \`mlx-storage-pr apply\`, then run pr again with --force (their changes are then in the new commit, and the old tip is kept on the fork under refs/mlx-storage-pr/backup/). Or drop them: ${force.replace(/^or /, '')}`,
       details: { branch: o.branch, fork: o.fork.given, tip, lease, commits, total },
     },
   );

@@ -637,3 +637,37 @@ const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
  
  option(MLX_BUILD_TESTS "Build tests" ON)
 `;
+
+describe('pr --push: a review fix pushed by hand, brought into the series as the refusal says', () => {
+  it('fetch and cherry-pick (the commands in the hint), export, apply, then --force: the fix is in templates/ and on the fork', async () => {
+    const w = await makeWorld();
+    expect((await w.pr('--skip-checks')).json.status).toBe('created');
+    // A reviewer's fix, made on the fork's branch by hand.
+    const clone = path.join(tempDir('msp-review-'), 'clone');
+    git(path.dirname(clone), 'clone', '--quiet', '--branch', 'mlx-storage-pr', w.fork, clone);
+    const file = 'mlx/backend/metal/storage_view.cpp';
+    writeFileSync(path.join(clone, file), `${readFileSync(path.join(clone, file), 'utf8')}// Reviewed.\n`);
+    git(clone, 'commit', '--quiet', '-am', 'Note the review');
+    git(clone, 'push', '--quiet', 'origin', 'mlx-storage-pr');
+    const hand = git(clone, 'rev-parse', 'HEAD').trim();
+
+    const refused = await w.pr('--skip-checks');
+    expect(refused.code).toBe(3);
+    const commands = [...(refused.json.error.hint as string).matchAll(/`(git -C [^`]+)`/g)].map((m) => m[1] as string);
+    expect(commands).toHaveLength(2);
+    for (const command of commands)
+      execFileSync('sh', ['-c', command], { env: { ...process.env, ...w.env }, stdio: 'ignore' });
+    const exported = await runCli(['export', '--json'], { cwd: w.project, env: w.env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(path.join(w.project, 'templates', file), 'utf8')).toMatch(/\/\/ Reviewed\.\n$/);
+    expect((await runCli(['apply'], { cwd: w.project, env: w.env })).code).toBe(0);
+
+    const forced = await w.pr('--skip-checks', '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.json.status).toBe('updated');
+    const tip = w.forkRefs()[BRANCH] as string;
+    expect(git(w.fork, 'show', `${tip}:${file}`)).toMatch(/\/\/ Reviewed\.\n$/);
+    expect(git(w.fork, 'rev-parse', `${tip}^`).trim()).toBe(w.upstream.sha);
+    expect(Object.entries(w.forkRefs()).find(([ref]) => ref.includes('/backup/'))?.[1]).toBe(hand);
+  });
+});

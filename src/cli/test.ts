@@ -81,7 +81,8 @@ export const doctorSpec: CommandSpec = defineCommand({
       .positional('commands', {
         type: 'string',
         array: true,
-        describe: 'apply, test, format, check-metal, verify (status and reset need what apply needs); none: all',
+        describe:
+          'apply, test, format, check-metal, verify (status, reset, check, export, bump need what apply needs; pr what verify needs); none: all',
       })
       .option('offline', {
         type: 'boolean',

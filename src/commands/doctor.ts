@@ -34,7 +34,7 @@ export async function doctor(options: DoctorOptions): Promise<CommandResult<Doct
   const { commands, unknown } = askedCommands(options.commands ?? []);
   if (unknown.length) {
     throw new UserError('USAGE', `doctor: no command named ${unknown.map((u) => `"${u}"`).join(', ')}.`, {
-      hint: `Name one or more of: ${DOCTOR_COMMANDS.join(', ')} (status and reset need what apply needs), or none for all.`,
+      hint: `Name one or more of: ${DOCTOR_COMMANDS.join(', ')} (status, reset, check, export and bump need what apply needs, check --build what test needs, pr what verify needs), or none for all.`,
     });
   }
   const depsDir = verifyDepsDir(options.cwd, options.depsDir);

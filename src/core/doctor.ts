@@ -8,8 +8,19 @@ import type { CheckResult } from './checks.js';
 export const DOCTOR_COMMANDS = ['apply', 'test', 'format', 'check-metal', 'verify'] as const;
 export type DoctorCommand = (typeof DOCTOR_COMMANDS)[number];
 
-/** Commands that need only what `apply` needs. */
-const LIKE_APPLY = ['status', 'reset'] as const;
+/**
+ * Commands that need what another one needs: git only like `apply`
+ * (`check --build` builds like `test`), or everything `verify` runs, as
+ * `pr` runs verify's checks before it pushes.
+ */
+export const NEEDS_OF: Readonly<Record<string, DoctorCommand>> = {
+  status: 'apply',
+  reset: 'apply',
+  check: 'apply',
+  export: 'apply',
+  bump: 'apply',
+  pr: 'verify',
+};
 
 export interface Need {
   /** A check id, or a prefix ending in `-` for a family of checks (`offline-`). */
@@ -81,8 +92,8 @@ export function commandNeeds(command: DoctorCommand, options: { offline: boolean
  */
 export function askedCommands(names: readonly string[]): { commands: DoctorCommand[]; unknown: string[] } {
   const known = new Set<string>(DOCTOR_COMMANDS);
-  const unknown = names.filter((n) => !known.has(n) && !(LIKE_APPLY as readonly string[]).includes(n));
-  const wanted = new Set(names.map((n) => ((LIKE_APPLY as readonly string[]).includes(n) ? 'apply' : n)));
+  const unknown = names.filter((n) => !known.has(n) && !Object.hasOwn(NEEDS_OF, n));
+  const wanted = new Set(names.map((n) => NEEDS_OF[n] ?? n));
   const commands = names.length === 0 ? [...DOCTOR_COMMANDS] : DOCTOR_COMMANDS.filter((c) => wanted.has(c));
   return { commands, unknown };
 }

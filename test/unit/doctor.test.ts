@@ -19,6 +19,11 @@ describe('doctor report (pure part)', () => {
     expect(askedCommands(['tests']).unknown).toEqual(['tests']);
   });
 
+  it('maps check, export and bump to apply, and pr to verify, whose checks it runs', () => {
+    expect(askedCommands(['check', 'export', 'bump'])).toEqual({ commands: ['apply'], unknown: [] });
+    expect(askedCommands(['pr'])).toEqual({ commands: ['verify'], unknown: [] });
+  });
+
   it('lists each check once, under the first command that needs it, and marks it for that command', () => {
     // In the order the machine checks come: build tools first, then formatters, Sphinx and the Metal toolchain.
     const results = [

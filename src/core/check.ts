@@ -25,6 +25,8 @@ export interface SuiteReport {
   buildDir: string;
   summary: Summary;
   cases: Array<{ name: string; classification: ClassifiedCase['classification'] }>;
+  /** The Metal-only cases on the host twin (--metal-twin), or null. */
+  twin: { summary: Summary; cases: Array<{ name: string; classification: ClassifiedCase['classification'] }> } | null;
 }
 
 export type RefBuild =
@@ -99,13 +101,18 @@ function buildSummary(build: RefBuild): string {
     case 'passed':
     case 'failed': {
       const s = build.test.summary;
-      return `${build.status}: ${s.cases} case(s), ${s.byClass['new-failure']} new failure(s), ${s.byClass['new-test-failed']} failing new test(s), ${s.byClass['pre-existing-failure']} pre-existing failure(s) (${build.test.buildDir})`;
+      const twin = build.test.twin
+        ? `; Metal twin (not a Metal run): ${build.test.twin.summary.cases} case(s), ${build.test.twin.summary.failed} failed`
+        : '';
+      return `${build.status}: ${s.cases} case(s), ${s.byClass['new-failure']} new failure(s), ${s.byClass['new-test-failed']} failing new test(s), ${s.byClass['pre-existing-failure']} pre-existing failure(s)${twin} (${build.test.buildDir})`;
     }
   }
 }
 
 const failingCases = (test: SuiteReport) =>
-  test.cases.filter((c) => c.classification === 'new-failure' || c.classification === 'new-test-failed');
+  [...test.cases, ...(test.twin?.cases ?? [])].filter(
+    (c) => c.classification === 'new-failure' || c.classification === 'new-test-failed',
+  );
 
 /** The report for people: per ref, every template and patch, then a verdict. */
 export function checkLines(data: CheckData): string[] {

@@ -54,7 +54,7 @@ function ref(status: StepStatus, build?: RefBuild): RefReport {
 const failed: RefBuild = {
   status: 'failed',
   blocking: 1,
-  test: { buildDir: '/b', summary, cases: [{ name: 'test x', classification: 'new-failure' }] },
+  test: { buildDir: '/b', summary, cases: [{ name: 'test x', classification: 'new-failure' }], twin: null },
 };
 const missingTool: RefBuild = {
   status: 'error',
@@ -123,5 +123,32 @@ describe('check report', () => {
     expect(lines.at(-1)).toBe(
       'The series applies to all 2 (with a three-way merge on other). Tests fail on ref-clean. The build could not run on other.',
     );
+  });
+
+  it("with --metal-twin, says the twin is not a Metal run and lists its failing cases with the suite's", () => {
+    const twinFailed: RefBuild = {
+      status: 'failed',
+      blocking: 1,
+      test: {
+        buildDir: '/b',
+        summary,
+        cases: [],
+        twin: {
+          summary: { ...summary, cases: 26, failed: 1 },
+          cases: [{ name: 'test y', classification: 'new-test-failed' }],
+        },
+      },
+    };
+    const lines = checkLines({
+      command: 'check',
+      source: '/src/mlx',
+      pinned: 'b'.repeat(40),
+      pinnedVersion: '0.32.2',
+      refs: [ref('clean', twinFailed)],
+    });
+    expect(lines.find((l) => l.includes('build: failed'))).toContain(
+      'Metal twin (not a Metal run): 26 case(s), 1 failed',
+    );
+    expect(lines).toContain('    new-test-failed: test y');
   });
 });

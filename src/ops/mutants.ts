@@ -78,6 +78,7 @@ async function runMutants(
 
   // Every mutant must still fit the source: a list that no longer matches would test nothing.
   const originals = new Map<string, string>();
+  const mutated = new Map<Mutant, string>();
   const problems: string[] = [];
   for (const m of mutants) {
     const original = originals.get(m.file) ?? (await git.fileAt(head, m.file));
@@ -88,6 +89,7 @@ async function runMutants(
     originals.set(m.file, original);
     const result = mutate(original, m);
     if ('problem' in result) problems.push(`"${m.name}": ${result.problem}`);
+    else mutated.set(m, result.text);
   }
   if (problems.length)
     return {
@@ -145,7 +147,7 @@ async function runMutants(
       const target = path.join(tree.source, m.file);
       const start = Date.now();
       ctx.log.info(`mutant "${m.name}" (${m.file})`);
-      await writeFile(target, (mutate(original, m) as { text: string }).text);
+      await writeFile(target, mutated.get(m) as string);
       try {
         outcomes.push({ ...(await judge(ctx, m, runner, passing.get(runner)!)), seconds: (Date.now() - start) / 1000 });
       } finally {

@@ -95,18 +95,20 @@ export async function verifyTwinPossible(ctx: Context, spec: BuildSpec): Promise
       { hint: 'Run the twin on the default static build: `mlx-storage-pr test --metal-twin` without --upstream-ci.' },
     );
   }
+  const tools = await checkTwinTools(ctx.env);
+  if (tools.status !== 'pass')
+    throw new UserError('TOOL_MISSING', `${tools.title}: ${tools.detail}.`, { hint: tools.fix ?? 'Install binutils.' });
 }
 
-/** Builds the twin test executable in the suite's build folder and runs it; every case is a new case. */
+/**
+ * Builds the twin test executable in the suite's build folder and runs it;
+ * every case is a new case. The caller has checked verifyTwinPossible.
+ */
 export async function runTwin(
   ctx: Context,
   suite: BuildSpec,
   options: { filter?: string | undefined },
 ): Promise<TwinData> {
-  await verifyTwinPossible(ctx, suite);
-  const tools = await checkTwinTools(ctx.env);
-  if (tools.status !== 'pass')
-    throw new UserError('TOOL_MISSING', `${tools.title}: ${tools.detail}.`, { hint: tools.fix ?? 'Install binutils.' });
   const spec = twinSpec(suite);
   let built: { seconds: number; steps: number };
   try {

@@ -29,12 +29,13 @@ export async function buildChecks(
   const checks = [suite.check];
   if (!skipped.includes('tests-fail-without-implementation'))
     checks.push(await withoutImplementation(ctx, options, suite.data));
-  const twin = skipped.includes('metal-twin') ? null : await twinCheck(ctx, options, suite.data);
+  const metalTests = (await ctx.project()).plan.files.some((f) => f.path === ctx.config.variables.metal_test_file);
+  const twin = skipped.includes('metal-twin') ? null : await twinCheck(ctx, options, suite.data, metalTests);
   if (twin) checks.push(twin);
   if (!skipped.includes('mutants')) {
     const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
     checks.push(
-      !(await seriesHasFile(ctx, ctx.config.variables.metal_test_file))
+      !metalTests
         ? {
             id: 'mutants',
             title: MUTANTS_TITLE,
@@ -56,15 +57,16 @@ export async function buildChecks(
   return checks;
 }
 
-async function seriesHasFile(ctx: Context, file: string): Promise<boolean> {
-  return (await ctx.project()).plan.files.some((f) => f.path === file);
-}
-
 /**
  * The PR's Metal-only cases on the host twin (Linux). On macOS they run for
  * real in the suite, so there is nothing to twin.
  */
-async function twinCheck(ctx: Context, options: BuildCheckOptions, full: TestData | null): Promise<CheckResult> {
+async function twinCheck(
+  ctx: Context,
+  options: BuildCheckOptions,
+  full: TestData | null,
+  metalTests: boolean,
+): Promise<CheckResult> {
   const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
   if (ctx.platform === 'darwin')
     return {
@@ -73,13 +75,12 @@ async function twinCheck(ctx: Context, options: BuildCheckOptions, full: TestDat
       required: false,
       detail: 'not needed on macOS: the suite runs the Metal-only cases on Metal',
     };
-  const metalTests = ctx.config.variables.metal_test_file;
-  if (!(await seriesHasFile(ctx, metalTests)))
+  if (!metalTests)
     return {
       ...base,
       status: 'not-checked',
       required: false,
-      detail: `the series adds no Metal-only test file (${metalTests}): nothing to run on the twin`,
+      detail: `the series adds no Metal-only test file (${ctx.config.variables.metal_test_file}): nothing to run on the twin`,
     };
   if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
   try {

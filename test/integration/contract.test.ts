@@ -22,6 +22,7 @@ import { byOutcome, gitOnlyPath, runJson, runTable, spawnJson, type Names, type 
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
 import { makeWorld, MESSAGE, ONLY_PR_TEXT, pushByHand, writePrText, type World } from '../support/fork.js';
+import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
 import { editConfig, FIXTURES, git, makeProject, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 
 const COMMANDS = ['apply', 'status', 'reset', 'test', 'doctor', 'format', 'check-metal', 'verify'] as const;
@@ -1477,24 +1478,8 @@ describe('pr: the branch on the fork', () => {
   });
 });
 
-// The test fixture's series gains an implementation (src/mul.*, added to the library by a patch) and a test of it,
+// The test fixture's series gains an implementation and a test of it (addMulImplementation, MUL_TEST),
 // so that verify's "new tests fail without the implementation" can pass.
-const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
---- a/CMakeLists.txt
-+++ b/CMakeLists.txt
-@@ -3,7 +3,7 @@ project(fixture LANGUAGES CXX)
- set(CMAKE_CXX_STANDARD 20)
- 
- include(FetchContent)
--add_library(fixture src/lib.cpp)
-+add_library(fixture src/lib.cpp src/mul.cpp)
- target_include_directories(fixture PUBLIC \${CMAKE_CURRENT_SOURCE_DIR})
- 
- option(MLX_BUILD_TESTS "Build tests" ON)
-`;
-const MUL_TEST =
-  '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
-
 describe.skipIf(!hasBuildTools)(
   withReason('test and verify on the CMake + doctest fixture', hasBuildTools, buildToolsReason),
   () => {
@@ -1520,11 +1505,8 @@ describe.skipIf(!hasBuildTools)(
       });
       project = makeProject(upstream.sha, 'cmake-project/project');
       env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
-      write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
-      write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
+      addMulImplementation(project);
       write('templates/tests/new_tests.cpp', MUL_TEST);
-      write('patches/0002-root-cmake.patch', ROOT_PATCH);
-      write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
       expect((await run('apply')).code).toBe(0);
     });
 

@@ -31,6 +31,7 @@ import {
   type World,
 } from '../support/fork.js';
 import { startGitHttpServer } from '../support/git-http.js';
+import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
 import { FIXTURES, git, makeProject, makeUpstream, runCli, tempDir, type CliResult } from '../support/repos.js';
 
 const BRANCH = 'refs/heads/mlx-storage-pr';
@@ -598,14 +599,8 @@ describe.skipIf(!hasTools)(
     });
 
     it('with an implementation the new test needs, builds what has no saved results, then pushes; the next run reads only saved results', async () => {
-      write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
-      write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
-      write(
-        'templates/tests/new_tests.cpp',
-        '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n',
-      );
-      write('patches/0002-root-cmake.patch', ROOT_PATCH);
-      write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
+      addMulImplementation(project);
+      write('templates/tests/new_tests.cpp', MUL_TEST);
       expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
       const pushed = await pr();
       expect(pushed.code, pushed.stderr).toBe(0);
@@ -623,20 +618,6 @@ describe.skipIf(!hasTools)(
     });
   },
 );
-
-const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
---- a/CMakeLists.txt
-+++ b/CMakeLists.txt
-@@ -3,7 +3,7 @@ project(fixture LANGUAGES CXX)
- set(CMAKE_CXX_STANDARD 20)
- 
- include(FetchContent)
--add_library(fixture src/lib.cpp)
-+add_library(fixture src/lib.cpp src/mul.cpp)
- target_include_directories(fixture PUBLIC \${CMAKE_CURRENT_SOURCE_DIR})
- 
- option(MLX_BUILD_TESTS "Build tests" ON)
-`;
 
 describe('pr --push: a review fix pushed by hand, brought into the series as the refusal says', () => {
   it('fetch and cherry-pick (the commands in the hint), export, apply, then --force: the fix is in templates/ and on the fork', async () => {

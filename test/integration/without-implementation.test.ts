@@ -4,6 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { CheckResult } from '../../src/core/checks.js';
+import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
 import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
 const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
@@ -12,23 +13,8 @@ const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/
 const reason = 'skipped: needs cmake, a C++ compiler and doctest-dev (sudo apt-get install cmake g++ doctest-dev)';
 if (!hasTools) console.warn(`verify build checks: ${reason}`);
 
-// The fixture series gains an implementation (src/mul.*, added to the library by
-// a patch) and a test of it; the test-only part of the series must then fail.
-const ROOT_PATCH = `diff --git a/CMakeLists.txt b/CMakeLists.txt
---- a/CMakeLists.txt
-+++ b/CMakeLists.txt
-@@ -3,7 +3,7 @@ project(fixture LANGUAGES CXX)
- set(CMAKE_CXX_STANDARD 20)
- 
- include(FetchContent)
--add_library(fixture src/lib.cpp)
-+add_library(fixture src/lib.cpp src/mul.cpp)
- target_include_directories(fixture PUBLIC \${CMAKE_CURRENT_SOURCE_DIR})
- 
- option(MLX_BUILD_TESTS "Build tests" ON)
-`;
-const MUL_TEST =
-  '#include "doctest/doctest.h"\n#include "src/mul.h"\n\nTEST_CASE("test mul") {\n  CHECK_EQ(mul(6, 7), 42);\n}\n';
+// The fixture series gains an implementation and a test of it (addMulImplementation,
+// MUL_TEST); the test-only part of the series must then fail.
 const ADD_TEST =
   '#include "doctest/doctest.h"\n#include "src/lib.h"\n\nTEST_CASE("test add again") {\n  CHECK_EQ(add(6, 7), 13);\n}\n';
 
@@ -58,10 +44,7 @@ describe.skipIf(!hasTools)(
       const upstream = makeUpstream('cmake-project/upstream');
       project = makeProject(upstream.sha, 'cmake-project/project');
       env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
-      write('templates/src/mul.h', '#pragma once\n\nint mul(int a, int b);\n');
-      write('templates/src/mul.cpp', '#include "src/mul.h"\n\nint mul(int a, int b) {\n  return a * b;\n}\n');
-      write('patches/0002-root-cmake.patch', ROOT_PATCH);
-      write('patches/series', '0001-tests-cmake.patch\n0002-root-cmake.patch\n');
+      addMulImplementation(project);
     });
 
     it('without --offline and without network, the build check gives the whole reason and names --offline', async () => {

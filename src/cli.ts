@@ -61,6 +61,24 @@ function misplacedCMakeArguments(argv: readonly string[]): string | null {
   return `${cmake.join(' ')}: put CMake arguments after --, e.g. \`mlx-storage-pr ${fixed.join(' ')}\``;
 }
 
+/**
+ * yargs collects a repeated option into a list even when the option takes one
+ * value; say so instead of letting a list reach code that expects one value.
+ * Returns the message, or null. Options declared as lists may repeat.
+ */
+function repeatedOption(parser: Argv, args: Record<string, unknown>): string | null {
+  // yargs 17 has getOptions; its type declarations do not.
+  type Declared = Record<'array' | 'string' | 'number' | 'boolean', string[]>;
+  const declared = (parser as Argv & { getOptions(): Declared }).getOptions();
+  const lists = new Set(declared.array);
+  for (const name of [...declared.string, ...declared.number, ...declared.boolean]) {
+    const value = args[name];
+    if (lists.has(name) || !Array.isArray(value)) continue;
+    return `--${name} was given ${value.length} times (${value.join(', ')}); give it once.`;
+  }
+  return null;
+}
+
 const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
@@ -101,7 +119,8 @@ export async function main(io: Io): Promise<number> {
   let outcome: Promise<number> | undefined;
   // The global options are declared on the parser, so every command's arguments carry them: one cast, here.
   const run = (name: string, load: () => Promise<Handler>) => (args: ArgumentsCamelCase) => {
-    outcome = execute(name, load, args as GlobalArgs, io);
+    const repeated = repeatedOption(parser, args);
+    outcome = repeated ? Promise.resolve(usageFailure(io, repeated)) : execute(name, load, args as GlobalArgs, io);
   };
 
   let parser: Argv = withGlobalOptions(

@@ -54,6 +54,22 @@ describe('option values are checked before anything runs', () => {
     expect(result.json.error.message).toBe(`--deps-dir ${empty} holds none of json, doctest, fmt, gguflib, metal_cpp.`);
   });
 
+  it('an option that takes one value, given twice, is a usage error naming both values', async () => {
+    const first = path.join(tempDir(), 'a');
+    const second = path.join(tempDir(), 'b');
+    const result = await run('status', '--workdir', first, '--workdir', second, '--json');
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({
+      code: 'USAGE',
+      message: `--workdir was given 2 times (${first}, ${second}); give it once.`,
+    });
+  });
+
+  it('an option that takes several values may be repeated', async () => {
+    const result = await run('check', '--against', 'v0', '--against', 'v1', '--json');
+    expect(result.json.error?.code).not.toBe('USAGE');
+  });
+
   it('a usage error under --json prints one JSON object', async () => {
     const result = await run('apply', '--bogus-flag', '--json');
     expect(result.code).toBe(2);

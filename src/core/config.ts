@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { UserError } from './errors.js';
-import { locateJsonError } from './json.js';
+import { parseJsonFile } from './json.js';
 import { verifyInsideCheckout } from './paths.js';
 import type { Variables } from './render.js';
 
@@ -112,17 +112,7 @@ export type ConfigVariables = z.infer<typeof VariablesSchema>;
 
 /** Parses and validates the config file's text; a syntax error names its line and column. */
 export function parseConfigText(text: string, file: string): Config {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    const where = locateJsonError(text);
-    throw new UserError('CONFIG_INVALID', `${file}:${where.line}:${where.column}: invalid JSON: ${where.message}.`, {
-      hint: `Fix the JSON syntax at line ${where.line}, column ${where.column} of ${path.basename(file)}.`,
-      details: { file, line: where.line, column: where.column },
-    });
-  }
-  return parseConfig(raw, file);
+  return parseConfig(parseJsonFile(text, file), file);
 }
 
 /** Validates parsed JSON; the error lists every problem with its JSON path. */

@@ -1,3 +1,23 @@
+import path from 'node:path';
+
+import { UserError } from './errors.js';
+
+/**
+ * Parses the JSON text of a project file. A syntax error is CONFIG_INVALID,
+ * naming the file's line and column (JSON.parse gives a character position at best).
+ */
+export function parseJsonFile(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    const where = locateJsonError(text);
+    throw new UserError('CONFIG_INVALID', `${file}:${where.line}:${where.column}: invalid JSON: ${where.message}.`, {
+      hint: `Fix the JSON syntax at line ${where.line}, column ${where.column} of ${path.basename(file)}.`,
+      details: { file, line: where.line, column: where.column },
+    });
+  }
+}
+
 /** Where a JSON text first breaks the grammar: 1-based line and column, and what was expected. */
 export interface JsonSyntaxError {
   offset: number;

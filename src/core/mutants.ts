@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { UserError } from './errors.js';
-import { locateJsonError } from './json.js';
+import { parseJsonFile } from './json.js';
 import { renderString, type Variables } from './render.js';
 
 /** The file in the project that lists the mutants. */
@@ -37,15 +37,7 @@ export interface Mutant {
 
 /** Parses mutants.json and renders every field with the template variables. */
 export function parseMutants(text: string, file: string, variables: Variables): Mutant[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    const where = locateJsonError(text);
-    throw new UserError('CONFIG_INVALID', `${file}:${where.line}:${where.column}: invalid JSON: ${where.message}.`, {
-      hint: `Fix the JSON syntax at line ${where.line}, column ${where.column} of ${MUTANTS_FILE}.`,
-    });
-  }
+  const raw = parseJsonFile(text, file);
   const parsed = MutantsSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

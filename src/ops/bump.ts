@@ -247,6 +247,7 @@ async function finishBump(ctx: Context, git: Git, f: Finish): Promise<BumpData> 
     if (head.kind === 'pinned') await git.checkoutDetached(f.to.commit);
     return applySeries(ctx, { lockHeld: true, duringBump: true });
   });
+  // Clean-up only: the pin has moved; a ref left behind is harmless, the next bump overwrites it.
   await git.raw(['update-ref', '-d', TARGET_REF]).catch(() => undefined);
   return {
     command: 'bump',
@@ -481,6 +482,7 @@ async function removeWorktree(git: Git | null, state: BumpState): Promise<void> 
   await rm(state.worktree, { recursive: true, force: true });
   if (git !== null) {
     await git.raw(['worktree', 'prune']);
+    // Clean-up only: a ref left behind is harmless, the next bump overwrites it.
     await git.raw(['update-ref', '-d', TARGET_REF]).catch(() => undefined);
   }
 }

@@ -584,6 +584,7 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
       await git.updateRef(`refs/heads/${ctx.config.branch}`, commit);
       await git.raw(['symbolic-ref', 'HEAD', `refs/heads/${ctx.config.branch}`]);
       await git.readTree(commit);
+      // Only refreshes the index's cached file stats; where that fails, git recomputes them on the next status.
       await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
       return saved;
     });

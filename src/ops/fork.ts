@@ -292,6 +292,7 @@ async function refusal(
 async function pushFailed(git: Git, o: { fork: ForkTarget; branch: string }, state: ForkState, error: ProcessError) {
   const branchRef = `refs/heads/${o.branch}`;
   const said = lastLines(error.stderr, 8);
+  // A fork that cannot be read again now: the report falls back to what git said about the push.
   const now = await git.remoteRefIds(o.fork.url, [branchRef, leaseRef(o.branch)]).catch(() => null);
   const tip = now?.get(branchRef) ?? null;
   if (now !== null && (tip !== state.branch || (now.get(leaseRef(o.branch)) ?? null) !== state.lease))

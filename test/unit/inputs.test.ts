@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/core/config.js';
 import { locateJsonError } from '../../src/core/json.js';
 import { UserError } from '../../src/core/errors.js';
+import { parseMutants } from '../../src/core/mutants.js';
 import { buildPlan } from '../../src/core/plan.js';
 import { renderString } from '../../src/core/render.js';
 import { parsePatchFiles } from '../../src/core/series.js';
@@ -28,6 +29,16 @@ function noise(length: number, seed: number): Buffer {
   }
   return bytes;
 }
+
+describe('invalid JSON in mutants.json', () => {
+  it('gives the line and column, as for the config', () => {
+    const text = '{\n  "mutants": [\n    { "name": "x" ]\n}\n';
+    const error = errorOf(() => parseMutants(text, '/p/mutants.json', RFC_VARIABLES));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toMatch(/^\/p\/mutants\.json:3:20: invalid JSON: /);
+    expect(error.hint).toBe('Fix the JSON syntax at line 3, column 19 of mutants.json.');
+  });
+});
 
 describe('invalid JSON in the config', () => {
   it('gives the line and column of the first syntax error', () => {

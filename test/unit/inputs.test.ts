@@ -35,7 +35,7 @@ describe('invalid JSON in mutants.json', () => {
     const text = '{\n  "mutants": [\n    { "name": "x" ]\n}\n';
     const error = errorOf(() => parseMutants(text, '/p/mutants.json', RFC_VARIABLES));
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toMatch(/^\/p\/mutants\.json:3:20: invalid JSON: /);
+    expect(error.message).toMatch(/^\/p\/mutants\.json:3:19: invalid JSON: /);
     expect(error.hint).toBe('Fix the JSON syntax at line 3, column 19 of mutants.json.');
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 import { diskUsage, listFolder, removeTree } from '../adapters/files.js';
@@ -80,16 +81,21 @@ export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun
       return { removed: false, remove: [], keep: found?.keep ?? [], bytes: 0 };
     const git = await ctx.checkout();
     if (all && git !== null) {
-      const reasons = describeCheckoutWork(
-        await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch),
-        git.dir,
-      );
+      // The bump's worktree belongs to the checkout: without the checkout it can be neither continued nor aborted.
+      const bumping = existsSync(ctx.layout.bump.state);
+      const reasons = [
+        ...describeCheckoutWork(await checkoutWork(git, ctx.config.upstream.commit, ctx.config.branch), git.dir),
+        ...(bumping ? [`a bump in progress: its worktree ${ctx.layout.bump.worktree} and the state to finish it`] : []),
+      ];
       if (reasons.length) {
+        const finishBump = bumping
+          ? 'Finish the bump (`mlx-storage-pr export`, then `mlx-storage-pr bump --continue`) or give it up (`mlx-storage-pr bump --abort`). '
+          : '';
         throw new UserError(
           'CHECKOUT_HAS_WORK',
           `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}\nNothing was removed.`,
           {
-            hint: `Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
+            hint: `${finishBump}Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
             details: { reasons },
           },
         );

@@ -360,7 +360,7 @@ async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<U
 }
 
 export const LOCAL_EDITS_NOTE =
-  'the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: move them there)';
+  'the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: `mlx-storage-pr export` writes them there)';
 
 export interface SuiteResult {
   data: TestData;

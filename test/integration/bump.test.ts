@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -211,6 +211,27 @@ describe('bump', () => {
     expect(git(checkout, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect((await cli('apply', '--json')).json).toMatchObject({ status: 'already-applied' });
     expect((await cli('status', '--json')).json.bump).toBeUndefined();
+  });
+
+  it('clean --all refuses while a bump is in progress, removing nothing; clean without --all keeps its worktree', async () => {
+    commitUpstream({ 'mlx/version.h': version(33), [NO_METAL]: conflictingFunction });
+    expect((await cli('bump', '--to', 'main')).code).toBe(4);
+    const resolving = path.join(worktree, NO_METAL);
+    writeFileSync(resolving, `${readFileSync(resolving, 'utf8')}// my resolution\n`);
+    const inWorktree = snapshot(worktree);
+    const workdirEntries = () => readdirSync(path.join(project, '.work')).sort();
+    const before = workdirEntries();
+
+    const refused = await cli('clean', '--all', '--json');
+    expect(refused.code).toBe(3);
+    expect(refused.json.error.code).toBe('CHECKOUT_HAS_WORK');
+    expect(refused.json.error.message).toContain(`a bump in progress: its worktree ${worktree}`);
+    expect(refused.json.error.hint).toContain('bump --abort');
+    expect(workdirEntries()).toEqual(before);
+
+    expect((await cli('clean')).code).toBe(0);
+    expect(snapshot(worktree)).toBe(inWorktree);
+    expect((await cli('bump', '--abort')).code).toBe(0);
   });
 
   it('refuses, changing nothing: uncommitted edits in the checkout (3), an unknown ref (5), a commit without a version (5), --continue or --abort without a bump (2), no action (2)', async () => {

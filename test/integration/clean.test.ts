@@ -30,6 +30,8 @@ async function grownWorkdir() {
   file(`baseline/results-${upstream.sha.slice(0, 12)}-release-0123456789.json`, 100);
   file('without-implementation/build-release-0123456789/tests/tests', MB);
   file('check-metal/logs/storage_view.cpp.log', 1000);
+  file('mutants/build-release-0123456789/tests/tests', MB);
+  file('check/mlx.git/HEAD', 20);
   file('mlx.partial-999999/.git/HEAD', 20);
   file('metal-cpp/metal-cpp_26.zip', MB);
   file('my-notes/keep.txt', 10);
@@ -55,8 +57,10 @@ describe('clean', () => {
       'baseline',
       'build-debug-abcdef0123',
       'build-release-0123456789',
+      'check',
       'check-metal',
       'mlx.partial-999999',
+      'mutants',
       'without-implementation',
     ]);
     expect(listed['build-release-0123456789']).toBeGreaterThanOrEqual(2 * MB);

@@ -13,10 +13,15 @@ beforeAll(() => {
 const run = (...args: string[]) => runCli(args, { cwd: project });
 
 describe('option values are checked before anything runs', () => {
-  for (const command of ['check-metal', 'verify']) {
+  // What each command needs besides the option under test, so that the option is what stops it.
+  const needs: Record<string, string[]> = {
+    check: ['--against', 'v0', '--build'],
+    pr: ['--push', '--fork', path.join(tempDir(), 'fork.git')],
+  };
+  for (const command of ['check-metal', 'verify', 'check', 'pr']) {
     for (const jobs of ['abc', '0', '-3', '1.5']) {
       it(`${command} --jobs ${jobs} is a usage error`, async () => {
-        const result = await run(command, '--jobs', jobs);
+        const result = await run(command, ...(needs[command] ?? []), '--jobs', jobs);
         expect(result.code).toBe(2);
         expect(result.stderr).toContain(`--jobs must be a whole number of at least 1 (got "${jobs}")`);
       });
@@ -38,10 +43,10 @@ describe('option values are checked before anything runs', () => {
     expect(result.stderr).not.toContain('Unknown arguments');
   });
 
-  for (const command of ['test', 'verify', 'doctor']) {
+  for (const command of ['test', 'verify', 'doctor', 'check', 'pr']) {
     it(`${command} --deps-dir naming no folder is a usage error`, async () => {
       const missing = path.join(tempDir(), 'deps');
-      const result = await run(command, '--deps-dir', missing, '--json');
+      const result = await run(command, ...(needs[command] ?? []), '--deps-dir', missing, '--json');
       expect(result.code).toBe(2);
       expect(result.json.error).toMatchObject({ code: 'USAGE', message: `--deps-dir ${missing}: no such folder.` });
     });

@@ -213,7 +213,7 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     appendFileSync(path.join(project, '.work', 'mlx', 'src', 'lib.cpp'), '// tried here first\n');
     const result = await runCli(['test', '--offline'], { cwd: project, env });
     expect(result.stdout).toContain(
-      'note: the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: move them there): src/lib.cpp',
+      'note: the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: `mlx-storage-pr export` writes them there): src/lib.cpp',
     );
     expect(result.stderr).toContain('warning: the checkout has edits that are not in templates/ or patches/');
     expect((await run('test', '--offline')).json.localEdits).toEqual(['src/lib.cpp']);

@@ -296,6 +296,49 @@ function bumpConflict(ctx: Context, state: BumpState, results: BumpPatchResult[]
   );
 }
 
+/** A file the series writes that the new commit makes impossible: a template's file it has, a patched file it lacks. */
+interface Blocked {
+  patch: string;
+  file: string;
+  reason: 'file_exists' | 'file_missing';
+}
+
+/**
+ * The series cannot even be merged onto the new commit: no worktree would
+ * help, so nothing is started. Says, per file, what to change in the project
+ * before running the same bump again.
+ */
+function bumpBlocked(
+  ctx: Context,
+  ref: string,
+  from: { commit: string; version: string },
+  to: { commit: string; version: string },
+  blocked: readonly Blocked[],
+): UserError {
+  const at = `MLX ${to.commit.slice(0, 12)}`;
+  const fixes = blocked.map((b) => {
+    if (b.reason === 'file_missing')
+      return `${b.patch} changes ${b.file}, which ${at} no longer has: edit that patch to change the file that replaced it, or take it out of patches/series.`;
+    const variables = [...new Set([...b.patch.matchAll(/\{\{(\w+)\}\}/g)].map((m) => `"${m[1]}"`))];
+    return variables.length > 0
+      ? `${b.patch} makes ${b.file}, which ${at} already has: set ${variables.join(', ')} in the variables of ${CONFIG_FILE} to a path it does not have.`
+      : `${b.patch} makes ${b.file}, which ${at} already has: move the template to a path it does not have.`;
+  });
+  return new UserError(
+    'BUMP_CONFLICT',
+    `The series cannot move to ${at} (${ref}):\n  ${blocked
+      .map(
+        (b) =>
+          `${b.patch}: ${b.file}: ${b.reason === 'file_exists' ? 'the new commit already has this file' : 'the new commit no longer has this file'}`,
+      )
+      .join('\n  ')}`,
+    {
+      hint: `Nothing was changed and no bump was started (there is nothing to --continue or --abort). ${fixes.join(' ')} Then run \`mlx-storage-pr bump --to ${ref}${workdirFlag(ctx)}\` again.`,
+      details: { resumable: false, ref, from, to, conflicts: blocked },
+    },
+  );
+}
+
 /** `bump --to <ref>`: moves the pin to `ref` and the series with it, or stops at the first conflict with a worktree to resolve it in. */
 export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
   return withLock(ctx.workdir, 'bump', async () => {
@@ -338,7 +381,7 @@ export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
     const newContents = await contentsAt(git, toCommit, paths);
     const reference = planSteps(plan, inputs, oldContents);
 
-    const blocked: Array<{ patch: string; file: string; reason: 'file_exists' | 'file_missing' }> = [];
+    const blocked: Blocked[] = [];
     for (const file of plan.files)
       if ((await git.fileAt(toCommit, file.path)) !== null)
         blocked.push({ patch: `templates/${file.template}`, file: file.path, reason: 'file_exists' });
@@ -349,20 +392,7 @@ export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
           file,
           reason: 'file_missing',
         });
-    if (blocked.length > 0)
-      throw new UserError(
-        'BUMP_CONFLICT',
-        `The series cannot move to MLX ${toCommit.slice(0, 12)} (${ref}):\n  ${blocked
-          .map(
-            (b) =>
-              `${b.patch}: ${b.file}: ${b.reason === 'file_exists' ? 'the new commit already has this file' : 'the new commit no longer has this file'}`,
-          )
-          .join('\n  ')}`,
-        {
-          hint: 'Nothing was changed. Rename the new file (its path variable in the config), or move the patch to the file that replaced the missing one (by hand), then bump again.',
-          details: { resumable: false, ref, from, to, conflicts: blocked },
-        },
-      );
+    if (blocked.length > 0) throw bumpBlocked(ctx, ref, from, to, blocked);
 
     const { chain, results } = await rebaseSeries(git, plan, reference, newContents, {
       from: from.commit.slice(0, 12),

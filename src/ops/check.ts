@@ -46,6 +46,9 @@ export async function checkAgainst(ctx: Context, options: CheckOptions): Promise
     const repo = await openCheckRepository(ctx);
     const wanted = await resolveRefs(ctx, repo, against);
     await fetchMissing(ctx, repo, [{ ref: 'the pinned commit', want: pinned, pinned: true }, ...wanted]);
+    // A three-way merge of a patch needs its pre-image blob. For the second patch of a file that is the file as
+    // the earlier patch leaves it at the pin, which no fetch brings: applying the series on the pin writes it.
+    await buildTree(repo, plan, { base: pinned });
     const targets = await Promise.all(
       wanted.map(async ({ ref, want }) => {
         const commit = await repo.resolveCommit(want);

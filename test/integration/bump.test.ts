@@ -187,6 +187,39 @@ describe('bump', () => {
     expect(await freshApplyTree(project, upstream.dir)).toBe(resolved);
   });
 
+  it('is blocked (exit 4, not resumable) when the new commit already has the file a template makes: no worktree, nothing changed, and says which variable to change before bumping again', async () => {
+    const before = projectFiles(project);
+    const checkoutBefore = snapshot(checkout);
+    const HEADER = 'mlx/backend/metal/storage_view.h';
+    writeFileSync(path.join(upstream.dir, HEADER), '// Upstream has a header of this name now.\n');
+    git(upstream.dir, 'add', HEADER);
+    const target = commitUpstream({ 'mlx/version.h': version(33) });
+
+    const blocked = await cli('bump', '--to', 'main', '--json');
+    expect(blocked.code).toBe(4);
+    expect(blocked.json.error).toMatchObject({
+      code: 'BUMP_CONFLICT',
+      details: {
+        resumable: false,
+        to: { commit: target, version: '0.33.0' },
+        conflicts: [{ patch: 'templates/{{header_path}}', file: HEADER, reason: 'file_exists' }],
+      },
+    });
+    expect(blocked.json.error.message).toContain(
+      `templates/{{header_path}}: ${HEADER}: the new commit already has this file`,
+    );
+    // What to do: the variable that names the path, where it lives, and the command to run again.
+    expect(blocked.json.error.hint).toContain('"header_path"');
+    expect(blocked.json.error.hint).toContain(CONFIG);
+    expect(blocked.json.error.hint).toContain('`mlx-storage-pr bump --to main`');
+
+    expect(projectFiles(project)).toEqual(before);
+    expect(snapshot(checkout)).toBe(checkoutBefore);
+    expect(existsSync(path.join(project, '.work', 'bump'))).toBe(false);
+    expect((await cli('status', '--json')).json.bump).toBeUndefined();
+    expect((await cli('bump', '--continue', '--json')).json.error.code).toBe('NO_BUMP');
+  });
+
   it('--abort puts the config, templates/, patches/ and the checkout back byte for byte, also after an export', async () => {
     const before = projectFiles(project);
     const checkoutBefore = snapshot(checkout);

@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
 import { git, makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
 
 /**
@@ -242,6 +243,32 @@ describe('check --against', () => {
     );
     expect(result.code).toBe(5);
     expect(result.json.error.code).toBe('SOURCE_UNREACHABLE');
+  });
+
+  it('merges a later patch of a file three-way (exit 0): the pre-image it needs is the file as the earlier patch leaves it at the pin', async () => {
+    // fixtures/export: 0001 and 0002 both change no_metal.cpp; upstream then changes a context line of 0002's hunk.
+    const twoPatches = makeExportUpstream();
+    const NO_METAL = 'mlx/backend/metal/no_metal.cpp';
+    const file = path.join(twoPatches.dir, NO_METAL);
+    const text = readFileSync(file, 'utf8');
+    const from = 'device_info() {\n  throw std::runtime_error(';
+    expect(text).toContain(from);
+    writeFileSync(file, text.replace(from, 'device_info() {\n  throw std::logic_error('));
+    git(twoPatches.dir, 'commit', '--quiet', '-am', 'logic_error');
+    const moved = git(twoPatches.dir, 'rev-parse', 'HEAD').trim();
+
+    const result = await runCli(['check', '--mlx-repo', twoPatches.dir, '--against', moved, '--json'], {
+      cwd: makeExportProject(twoPatches.sha),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const [ref] = result.json.refs as Ref[];
+    expect(ref!.status).toBe('three-way');
+    expect(statuses(ref!)).toMatchObject({
+      '0001-no-metal-include.patch': 'clean',
+      '0002-no-metal-stub.patch': 'three-way',
+      '0003-docs.patch': 'clean',
+    });
+    expect(reasons(ref!)).toEqual([`0002-no-metal-stub.patch: ${NO_METAL} hunk 1: upstream_changed`]);
   });
 
   it('refuses build options without --build (exit 2)', async () => {

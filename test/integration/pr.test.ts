@@ -251,6 +251,32 @@ describe('pr --push: a branch the tool never pushed to, and a dry run', () => {
     expect(result.json).toMatchObject({ status: 'created', previous: null });
   });
 
+  it("takes author and committer from the user's git config ($HOME/.gitconfig) when no GIT_AUTHOR_* or GIT_COMMITTER_* variable is set", async () => {
+    const home = tempDir('msp-home-');
+    writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Grace Hopper\n\temail = grace@example.invalid\n');
+    const env = {
+      ...w.env,
+      HOME: home,
+      GIT_AUTHOR_NAME: undefined,
+      GIT_AUTHOR_EMAIL: undefined,
+      GIT_COMMITTER_NAME: undefined,
+      GIT_COMMITTER_EMAIL: undefined,
+      EMAIL: undefined,
+    };
+    const result = await runCli(
+      ['pr', '--push', '--fork', w.fork, '--branch', 'from-git-config', '--skip-checks', '--json'],
+      { cwd: w.project, env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const grace = 'Grace Hopper <grace@example.invalid>';
+    expect(result.json).toMatchObject({ status: 'created', author: grace, committer: grace });
+    const pushed = w.forkRefs()['refs/heads/from-git-config'];
+    expect(pushed).toBe(result.json.commit);
+    const raw = git(w.fork, 'cat-file', 'commit', pushed!);
+    expect(raw).toMatch(/^author Grace Hopper <grace@example\.invalid> \d+ [+-]\d{4}$/m);
+    expect(raw).toMatch(/^committer Grace Hopper <grace@example\.invalid> \d+ [+-]\d{4}$/m);
+  });
+
   it('an invalid branch name is a usage error (2)', async () => {
     const result = await w.pr('--branch', 'no..dots', '--skip-checks');
     expect(result.code).toBe(2);

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
 
 const hasTools = [
   '/usr/bin/cmake',
@@ -121,6 +121,34 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     });
     expect(result.code).toBe(2);
     expect(result.json.error.message).toContain('static fixture library');
+  });
+
+  it("check --build --metal-twin runs the Metal-only cases on the twin, built in check's tree for that commit, and says it is not a Metal run", async () => {
+    // Upstream moved on in a file the series does not touch.
+    git(upstream.dir, 'checkout', '--quiet', '-b', 'moved', upstream.sha);
+    writeFileSync(path.join(upstream.dir, 'NEWS.md'), 'news\n');
+    git(upstream.dir, 'add', 'NEWS.md');
+    git(upstream.dir, 'commit', '--quiet', '-m', 'news');
+    const moved = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    git(upstream.dir, 'checkout', '--quiet', 'main');
+
+    const args = ['check', '--mlx-repo', upstream.dir, '--against', moved, '--build', '--offline', '--metal-twin'];
+    const result = await run(...args);
+    expect(result.code, result.stderr).toBe(0);
+    const [ref] = result.json.refs;
+    expect([ref.commit, ref.status, ref.build.status]).toEqual([moved, 'clean', 'passed']);
+    expect(ref.build.test.twin.summary).toMatchObject({ cases: 2, passed: 2, failed: 0 });
+    expect(
+      ref.build.test.twin.cases.map((c: { name: string; classification: string }) => [c.name, c.classification]),
+    ).toEqual([
+      ['test twin length', 'new-test-passed'],
+      ['test twin contents', 'new-test-passed'],
+    ]);
+    // Built in check's own tree for that commit, not in the checkout's build folder.
+    expect(ref.build.test.twin.binary.startsWith(path.join(project, '.work', 'check', moved.slice(0, 12)))).toBe(true);
+    const human = await runCli(args, { cwd: project, env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('Metal twin (not a Metal run): 2 case(s), 0 failed');
   });
 
   it('verify kills every mutant, in a scratch tree, leaving the checkout as it was', async () => {

@@ -40,6 +40,45 @@ const ciPins = new Map(
     .filter((parts): parts is [string, string] => parts.length === 2),
 );
 
+/**
+ * Evaluates a `${{ }}` expression made of context paths (`steps.cpu.outcome`, `steps[matrix.toolkit].outcome`)
+ * joined by `||`, as GitHub does: a missing property is null, and `||` gives the first truthy operand (any
+ * non-empty string is truthy) or else the last. Any other syntax throws, so no assertion passes on an expression
+ * this did not evaluate.
+ */
+function evaluate(expression: string, context: Record<string, unknown>): unknown {
+  const inner = /^\$\{\{(.*)\}\}$/s.exec(expression.trim())?.[1];
+  if (inner === undefined) throw new Error(`not an expression: ${expression}`);
+  let value: unknown = null;
+  for (const operand of inner.split('||')) {
+    value = lookup(operand.trim(), context);
+    if (value !== null && value !== undefined && value !== '' && value !== false && value !== 0) return value;
+  }
+  return value;
+}
+
+function lookup(text: string, context: Record<string, unknown>): unknown {
+  const head = /^[A-Za-z_][\w-]*/.exec(text)?.[0];
+  if (head === undefined) throw new Error(`cannot evaluate: ${text}`);
+  let value: unknown = context[head];
+  let rest = text.slice(head.length);
+  while (rest !== '') {
+    let key: string;
+    const dot = /^\.([A-Za-z_][\w-]*)/.exec(rest);
+    if (dot) {
+      key = dot[1] as string;
+      rest = rest.slice(dot[0].length);
+    } else if (rest.startsWith('[')) {
+      const close = rest.indexOf(']');
+      if (close < 0) throw new Error(`cannot evaluate: ${text}`);
+      key = String(lookup(rest.slice(1, close).trim(), context));
+      rest = rest.slice(close + 1);
+    } else throw new Error(`cannot evaluate: ${text}`);
+    value = value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null;
+  }
+  return value ?? null;
+}
+
 describe.each(files)('workflow %s', (file) => {
   const wf = load(file);
 
@@ -236,6 +275,19 @@ describe('ci.yml', () => {
     expect(summary).toContain('metal::is_available()\\` stays true');
     expect(summary).toContain('no GPU kernel ran');
     expect(summary).toContain('The stub cases return early in a Metal build.');
+  });
+
+  it('macOS: the job summary reports the outcome of the build step its leg ran, not a skipped one', () => {
+    const toolkits = job('macos').strategy?.matrix['toolkit'] as string[];
+    const build = step('macos', (s) => s.name === 'Job summary').env?.['BUILD'];
+    for (const toolkit of toolkits) {
+      // Each leg runs the one build step whose id is its toolkit; the other two are skipped.
+      expect(step('macos', (s) => s.id === toolkit).if).toBe(`matrix.toolkit == '${toolkit}'`);
+      for (const outcome of ['success', 'failure']) {
+        const ran = Object.fromEntries(toolkits.map((t) => [t, { outcome: t === toolkit ? outcome : 'skipped' }]));
+        expect(evaluate(String(build), { matrix: { toolkit }, steps: ran }), `${toolkit} leg`).toBe(outcome);
+      }
+    }
   });
 
   it('macOS: check-metal runs after the build, also when the build failed, with the doctest headers from Homebrew', () => {

@@ -265,9 +265,9 @@ describe('ci.yml', () => {
     expect(mac.env?.['MACOSX_DEPLOYMENT_TARGET']).toBe('${{ matrix.target }}');
   });
 
-  it('macOS: the Metal build runs the storage cases with DEVICE=cpu and fails the job when it fails', () => {
+  it("macOS: the Metal build runs the storage cases with DEVICE=cpu and the Metal environment of MLX's test-macos, and fails the job when it fails", () => {
     const metal = step('macos', (s) => s.id === 'metal');
-    expect(metal.env).toEqual({ DEVICE: 'cpu' });
+    expect(metal.env).toEqual({ DEVICE: 'cpu', METAL_DEVICE_WRAPPER_TYPE: 1, METAL_DEBUG_ERROR_MODE: 0 });
     expect(metal.run).toContain(
       'npx mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"',
     );
@@ -444,6 +444,20 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against M
     const sorted = [...upstream].sort((a, b) => Number(a) - Number(b));
     expect(macMatrix().target).toEqual([sorted[0], sorted[sorted.length - 1]]);
     expect(macMatrix().toolkit).toEqual(['cpu', 'metal', 'jit']);
+  });
+
+  it("runs the C++ tests with the Metal environment of MLX's test-macos action", () => {
+    const upstream = (
+      parse(atPin('.github/actions/test-macos/action.yml')) as {
+        runs: { steps: Array<{ name?: string; env?: Record<string, unknown> }> };
+      }
+    ).runs.steps.find((s) => s.name === 'Run tests')?.env;
+    expect(upstream).toBeDefined();
+    // MLX runs them in its cpu leg on hosted Macs and on its own Macs for Metal; here in both legs that run tests.
+    for (const id of ['cpu', 'metal']) {
+      const leg = load('ci.yml').jobs['macos']?.steps.find((s) => s.id === id);
+      expect(leg?.env, id).toMatchObject(upstream as Record<string, unknown>);
+    }
   });
 
   it('configures the JIT and Metal-off legs with the CMake arguments of MLX setup action', () => {

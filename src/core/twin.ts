@@ -61,24 +61,39 @@ export function parseWeakened(text: string): WeakenedSymbol[] {
     });
 }
 
+/** A quote as the compilers write them: g++ writes ‘’ in a UTF-8 locale and '' otherwise; clang always ''. */
+const Q = "['\u2018\u2019]";
+/** An MTL:: or NS:: class. */
+const CLASS = String.raw`((?:MTL|NS)::\w+)`;
+/** The MTL or NS namespace, or one of its classes. */
+const SCOPE = String.raw`((?:MTL|NS)(?:::\w+)?)`;
+const PATTERNS: ReadonlyArray<{ re: RegExp; scope: number; name: number }> = [
+  // g++: 'struct MTL::Buffer' has no member named 'gpuAddress'
+  { re: new RegExp(`${Q}(?:class |struct )?${CLASS}${Q} has no member named ${Q}(\\w+)${Q}`), scope: 1, name: 2 },
+  // clang: no member named 'gpuAddress' in 'MTL::Buffer'
+  { re: new RegExp(`no member named ${Q}(\\w+)${Q} in ${Q}${CLASS}${Q}`), scope: 2, name: 1 },
+  // g++: 'SharedEvent' is not a member of 'MTL'; 'alloc' is not a member of 'MTL::Buffer'
+  { re: new RegExp(`${Q}(\\w+)${Q} is not a member of ${Q}${SCOPE}${Q}`), scope: 2, name: 1 },
+  // clang: no type named 'SharedEvent' in namespace 'MTL'
+  { re: new RegExp(`no (?:type|member) named ${Q}(\\w+)${Q} in namespace ${Q}${SCOPE}${Q}`), scope: 2, name: 1 },
+];
+
 /**
  * The metal-cpp calls a failed twin build could not find: compiler errors
- * about a member of an MTL:: or NS:: class that the twin header lacks.
+ * about a member of an MTL:: or NS:: class, or a name in those namespaces,
+ * that the twin header lacks. The build runs with LC_ALL=C, but the quotes of
+ * a UTF-8 locale are accepted too.
  */
 export function missingTwinCalls(errors: readonly string[]): string[] {
   const found = new Set<string>();
-  for (const line of errors) {
-    // g++: 'class MTL::Buffer' has no member named 'gpuAddress'
-    // clang: no member named 'gpuAddress' in 'MTL::Buffer'
-    const gcc = /'(?:class |struct )?((?:MTL|NS)::\w+)' has no member named '(\w+)'/.exec(line);
-    const clang = /no member named '(\w+)' in '((?:MTL|NS)::\w+)'/.exec(line);
-    if (gcc) found.add(`${gcc[1]}::${gcc[2]}`);
-    else if (clang) found.add(`${clang[2]}::${clang[1]}`);
-    const missing =
-      /'(\w+)' is not a member of '((?:MTL|NS))'/.exec(line) ??
-      /no (?:type|member) named '(\w+)' in namespace '((?:MTL|NS))'/.exec(line);
-    if (missing) found.add(`${missing[2]}::${missing[1]}`);
-  }
+  for (const line of errors)
+    for (const { re, scope, name } of PATTERNS) {
+      const match = re.exec(line);
+      if (match) {
+        found.add(`${match[scope]}::${match[name]}`);
+        break;
+      }
+    }
   return [...found];
 }
 

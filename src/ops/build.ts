@@ -27,7 +27,7 @@ export interface BuildSpec {
   target: string;
   /** Test binary, relative to the build folder. */
   testBinary: string;
-  /** The whole environment of cmake and the test binary. */
+  /** The environment of the test binary, and of cmake in the C locale (compilerEnv). */
   env: Env;
   label: string;
   /** Names this build's and test run's logs apart from the suite's in the same folder (e.g. `twin`). */
@@ -41,6 +41,19 @@ export function logFiles(buildDir: string, name?: string) {
     build: path.join(buildDir, `${prefix}-build.log`),
     test: path.join(buildDir, `${prefix}-test.log`),
   };
+}
+
+/**
+ * The environment CMake and the compilers run in: the user's, in the C
+ * locale. The tool reads the compiler's messages (the `error:` lines below,
+ * the metal-cpp calls the twin lacks in core/twin.ts); in another language
+ * g++ translates `error:`, and in any UTF-8 locale (Debian's default is
+ * C.UTF-8) it quotes with ‘’. LANG is set too and LC_CTYPE/LC_MESSAGES are
+ * dropped because ccache hashes them: the cache is then the same whatever the
+ * user's locale is. The test binary keeps the user's environment.
+ */
+function compilerEnv(env: Env): Env {
+  return { ...env, LC_ALL: 'C', LANG: 'C', LC_CTYPE: undefined, LC_MESSAGES: undefined };
 }
 
 const STAMP = 'mlx-storage-pr-configure.json';
@@ -65,7 +78,7 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
   await writeFile(logs.configure, '');
   const result = await runProcess(log, 'cmake', ['-S', spec.sourceDir, '-B', spec.buildDir, ...spec.cmakeArgs], {
     cwd: spec.buildDir,
-    env: spec.env,
+    env: compilerEnv(spec.env),
     logFile: logs.configure,
   });
   if (result.exitCode !== 0) {
@@ -154,7 +167,7 @@ export async function buildTarget(
   let steps = 0;
   const result = await runProcess(log, 'cmake', ['--build', spec.buildDir, '--target', spec.target], {
     cwd: spec.buildDir,
-    env: spec.env,
+    env: compilerEnv(spec.env),
     logFile: logs.build,
     onLine: (line) => {
       progress.line(line);

@@ -2152,6 +2152,212 @@ describe.skipIf(!hasBuildTools)(
   },
 );
 
+// The twin also needs binutils' nm and objcopy (it weakens the stub's symbols in a copy of the library).
+const hasTwinTools = hasBuildTools && ['/usr/bin/nm', '/usr/bin/objcopy'].every(existsSync);
+const twinToolsReason = `${buildToolsReason}, and binutils (sudo apt-get install binutils)`;
+
+describe.skipIf(!hasTwinTools)(
+  withReason('test --metal-twin on the twin fixture', hasTwinTools, twinToolsReason),
+  () => {
+    let upstream: { dir: string; sha: string };
+    let project: string;
+    let env: Record<string, string>;
+    const names = (): Names => ({
+      paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
+      shas: { pinned: upstream.sha },
+      vary: ['buildSeconds', 'pid', 'errors'],
+    });
+    const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
+
+    beforeAll(async () => {
+      upstream = makeUpstream('twin/upstream');
+      project = makeProject(upstream.sha, 'twin/project');
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+      expect((await run('apply')).code).toBe(0);
+    });
+
+    it('test --offline --metal-twin: the suite against the baseline, and the Metal-only cases on the twin (0)', async () => {
+      expect(await run('test', '--offline', '--metal-twin')).toMatchInlineSnapshot(`
+        {
+          "code": 0,
+          "json": {
+            "baseline": {
+              "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "cached": false,
+              "summary": {
+                "assertions": {
+                  "failed": 0,
+                  "passed": 1,
+                },
+                "byClass": {
+                  "fixed": 0,
+                  "new-failure": 0,
+                  "new-test-failed": 0,
+                  "new-test-passed": 0,
+                  "passed": 1,
+                  "pre-existing-failure": 0,
+                  "skipped": 0,
+                },
+                "cases": 1,
+                "failed": 0,
+                "passed": 1,
+                "skipped": 0,
+              },
+              "used": true,
+            },
+            "buildDir": "<project>/.work/build-release-<key>",
+            "cases": [
+              {
+                "baseline": "passed",
+                "classification": "passed",
+                "failures": [],
+                "name": "test buffer bytes follow the length",
+                "status": "passed",
+              },
+              {
+                "baseline": null,
+                "classification": "new-test-passed",
+                "failures": [],
+                "name": "test stub length",
+                "status": "passed",
+              },
+            ],
+            "command": "test",
+            "dependencies": [
+              {
+                "dep": "json",
+                "source": "system nlohmann-json3-dev (/usr/include/nlohmann)",
+              },
+              {
+                "dep": "doctest",
+                "source": "system doctest-dev (/usr/include/doctest)",
+              },
+              {
+                "dep": "fmt",
+                "source": "system libfmt-dev (USE_SYSTEM_FMT=ON)",
+              },
+              {
+                "dep": "gguflib",
+                "source": "none: GGUF support disabled (MLX_BUILD_GGUF=OFF)",
+              },
+            ],
+            "localEdits": [],
+            "logs": {
+              "build": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+              "configure": "<project>/.work/build-release-<key>/mlx-storage-pr-configure.log",
+              "test": "<project>/.work/build-release-<key>/mlx-storage-pr-test.log",
+            },
+            "notes": [
+              "<text>",
+            ],
+            "ok": true,
+            "patched": {
+              "buildSeconds": "<number>",
+              "buildSteps": 7,
+              "complete": true,
+              "configured": true,
+              "crashes": [],
+            },
+            "suiteRan": true,
+            "summary": {
+              "assertions": {
+                "failed": 0,
+                "passed": 2,
+              },
+              "byClass": {
+                "fixed": 0,
+                "new-failure": 0,
+                "new-test-failed": 0,
+                "new-test-passed": 1,
+                "passed": 1,
+                "pre-existing-failure": 0,
+                "skipped": 0,
+              },
+              "cases": 2,
+              "failed": 0,
+              "passed": 2,
+              "skipped": 0,
+            },
+            "twin": {
+              "binary": "<project>/.work/build-release-<key>/mlx-storage-pr-twin/metal-twin-tests",
+              "buildSeconds": "<number>",
+              "buildSteps": 5,
+              "cannotShow": "<text>",
+              "cases": [
+                {
+                  "classification": "new-test-passed",
+                  "failures": [],
+                  "name": "test twin length",
+                  "status": "passed",
+                },
+                {
+                  "classification": "new-test-passed",
+                  "failures": [],
+                  "name": "test twin contents",
+                  "status": "passed",
+                },
+              ],
+              "complete": true,
+              "crashes": [],
+              "logs": {
+                "build": "<project>/.work/build-release-<key>/mlx-storage-pr-twin-build.log",
+                "test": "<project>/.work/build-release-<key>/mlx-storage-pr-twin-test.log",
+              },
+              "shows": "<text>",
+              "summary": {
+                "assertions": {
+                  "failed": 0,
+                  "passed": 2,
+                },
+                "byClass": {
+                  "fixed": 0,
+                  "new-failure": 0,
+                  "new-test-failed": 0,
+                  "new-test-passed": 2,
+                  "passed": 0,
+                  "pre-existing-failure": 0,
+                  "skipped": 0,
+                },
+                "cases": 2,
+                "failed": 0,
+                "passed": 2,
+                "skipped": 0,
+              },
+              "weakened": [
+                {
+                  "member": "no_metal.cpp.o",
+                  "symbol": "_Z13buffer_lengthPv",
+                },
+                {
+                  "member": "no_metal.cpp.o",
+                  "symbol": "_Z15buffer_contentsPv",
+                },
+              ],
+            },
+          },
+        }
+      `);
+    });
+
+    it('test --metal-twin -- -DBUILD_SHARED_LIBS=ON: refused (2, USAGE)', async () => {
+      expect(await run('test', '--offline', '--metal-twin', '--', '-DBUILD_SHARED_LIBS=ON')).toMatchInlineSnapshot(`
+        {
+          "code": 2,
+          "json": {
+            "error": {
+              "code": "USAGE",
+              "details": null,
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        }
+      `);
+    });
+  },
+);
+
 describe.skipIf(!cmakeFormat)(
   withReason('format and verify on the mis-formatted fixture', cmakeFormat, cmakeFormatReason),
   () => {

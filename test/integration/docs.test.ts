@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
 import { loadContext } from '../../src/commands/context.js';
+import { VERIFY_CHECK_IDS, VERIFY_GROUPS } from '../../src/core/verify-skip.js';
 import { checkDocs } from '../../src/ops/docs.js';
 import { makeProject, makeUpstream, pathWith, runCli } from '../support/repos.js';
 
@@ -192,17 +193,27 @@ describe.skipIf(sphinxBuild === null)(`docs check with Sphinx${skipReason}`, () 
   });
 });
 
+/** verify's arguments that leave out every check but the docs build. */
+const ONLY_DOCS = Object.keys(VERIFY_GROUPS)
+  .filter((group) => group !== 'docs')
+  .flatMap((group) => ['--skip', group]);
+
 describe('docs check without Sphinx', () => {
   it('is not checked, never passed, and fails verify with the install command', async () => {
     // Only git on this PATH: no sphinx-build.
     const PATH = pathWith('git');
-    const result = await runCli(['verify', '--json'], { cwd: project, env: { PATH } });
+    // Every other check is left out, so the exit 1 is the docs check's alone.
+    const result = await runCli(['verify', ...ONLY_DOCS, '--json'], { cwd: project, env: { PATH } });
     expect(result.code).toBe(1);
-    const check = result.json.checks.find((c: { id: string }) => c.id === 'docs');
-    expect(check).toMatchObject({ status: 'not-checked', required: true });
+    expect(result.json.ready).toBe(false);
+    expect(result.json.skipped).toEqual(VERIFY_CHECK_IDS.filter((id) => id !== 'docs'));
+    expect(result.json.checks).toHaveLength(1);
+    const check = result.json.checks[0];
+    expect(check).toMatchObject({ id: 'docs', status: 'not-checked', required: true });
     expect(check.detail).toBe(`${PAGE}, ${NEW_PAGE}: not checked: sphinx-build not found`);
     expect(check.fix).toContain('sudo apt-get install python3-sphinx');
-    const human = await runCli(['verify'], { cwd: project, env: { PATH } });
+    const human = await runCli(['verify', ...ONLY_DOCS], { cwd: project, env: { PATH } });
+    expect(human.code).toBe(1);
     expect(human.stdout).toContain(
       `n/c  Docs build (Sphinx): ${PAGE}, ${NEW_PAGE}: not checked: sphinx-build not found\n     fix: sudo apt-get install python3-sphinx`,
     );

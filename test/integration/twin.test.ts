@@ -114,6 +114,25 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     expect((await run('apply')).code).toBe(0);
   });
 
+  it("names the call in a UTF-8 locale too (Debian's default LANG=C.UTF-8): the compiler runs with LC_ALL=C", async () => {
+    const calling = read(SOURCE).replace(
+      '->contents();',
+      '->contents();\n  (void)static_cast<MTL::Buffer*>(buffer)->gpuAddress();',
+    );
+    await withEdit(SOURCE, calling, async () => {
+      expect((await run('apply')).code).toBe(0);
+      const result = await runCli(['test', '--offline', '--metal-twin', '--no-suite', '--json'], {
+        cwd: project,
+        env: { ...env, LANG: 'C.UTF-8' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.json.error.message).toContain('MTL::Buffer::gpuAddress, which the Metal twin');
+      // In C.UTF-8, g++ would quote with ‘’; the C locale keeps its messages ASCII and untranslated.
+      expect(result.json.error.message).toMatch(/'(class|struct) MTL::Buffer' has no member named 'gpuAddress'/);
+    });
+    expect((await run('apply')).code).toBe(0);
+  });
+
   it('refuses a shared-library build, saying the twin is static-only', async () => {
     const result = await runCli(['test', '--offline', '--metal-twin', '--json', '--', '-DBUILD_SHARED_LIBS=ON'], {
       cwd: project,

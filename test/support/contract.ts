@@ -25,6 +25,8 @@ const PROSE = new Set([
   'blindSpots',
   'clangFormat.reason',
   'cmakeFormat.reason',
+  'twin.shows',
+  'twin.cannotShow',
 ]);
 
 export interface Names {
@@ -129,6 +131,12 @@ export interface Outcome {
   json: unknown;
 }
 
+/** `args` with `--json`, before a `--` (what follows `--` goes to CMake). */
+function withJson(args: string[]): string[] {
+  const end = args.indexOf('--');
+  return end < 0 ? [...args, '--json'] : [...args.slice(0, end), '--json', ...args.slice(end)];
+}
+
 /**
  * Runs the CLI in this process with `--json` and returns the exit code and
  * the normalised JSON. Unlike `runCli`, an empty stdout is allowed (it is
@@ -144,7 +152,7 @@ export async function runJson(
   stdout.on('data', (c: Buffer) => chunks.push(c));
   stderr.resume();
   const code = await main({
-    argv: [...args, '--json'],
+    argv: withJson(args),
     cwd: options.cwd,
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env },
     stdout,
@@ -168,7 +176,7 @@ export function spawnJson(
       ...(process.env['HOME'] ? { HOME: process.env['HOME'] } : {}),
       ...options.env,
     };
-    const child = spawn(process.execPath, [BIN, ...args, '--json'], { cwd: options.cwd, env });
+    const child = spawn(process.execPath, [BIN, ...withJson(args)], { cwd: options.cwd, env });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.resume();

@@ -40,6 +40,45 @@ const ciPins = new Map(
     .filter((parts): parts is [string, string] => parts.length === 2),
 );
 
+/**
+ * Evaluates a `${{ }}` expression made of context paths (`steps.cpu.outcome`, `steps[matrix.toolkit].outcome`)
+ * joined by `||`, as GitHub does: a missing property is null, and `||` gives the first truthy operand (any
+ * non-empty string is truthy) or else the last. Any other syntax throws, so no assertion passes on an expression
+ * this did not evaluate.
+ */
+function evaluate(expression: string, context: Record<string, unknown>): unknown {
+  const inner = /^\$\{\{(.*)\}\}$/s.exec(expression.trim())?.[1];
+  if (inner === undefined) throw new Error(`not an expression: ${expression}`);
+  let value: unknown = null;
+  for (const operand of inner.split('||')) {
+    value = lookup(operand.trim(), context);
+    if (value !== null && value !== undefined && value !== '' && value !== false && value !== 0) return value;
+  }
+  return value;
+}
+
+function lookup(text: string, context: Record<string, unknown>): unknown {
+  const head = /^[A-Za-z_][\w-]*/.exec(text)?.[0];
+  if (head === undefined) throw new Error(`cannot evaluate: ${text}`);
+  let value: unknown = context[head];
+  let rest = text.slice(head.length);
+  while (rest !== '') {
+    let key: string;
+    const dot = /^\.([A-Za-z_][\w-]*)/.exec(rest);
+    if (dot) {
+      key = dot[1] as string;
+      rest = rest.slice(dot[0].length);
+    } else if (rest.startsWith('[')) {
+      const close = rest.indexOf(']');
+      if (close < 0) throw new Error(`cannot evaluate: ${text}`);
+      key = String(lookup(rest.slice(1, close).trim(), context));
+      rest = rest.slice(close + 1);
+    } else throw new Error(`cannot evaluate: ${text}`);
+    value = value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null;
+  }
+  return value ?? null;
+}
+
 describe.each(files)('workflow %s', (file) => {
   const wf = load(file);
 
@@ -48,13 +87,18 @@ describe.each(files)('workflow %s', (file) => {
     for (const job of Object.values(wf.jobs)) expect(job['permissions']).toBeUndefined();
   });
 
-  // refresh-pr.yml runs one at a time and never cancels: its own block tests that.
-  it.skipIf(file === 'refresh-pr.yml')('cancels superseded runs outside main', () => {
-    expect(wf['concurrency']).toEqual({
-      group: '${{ github.workflow }}-${{ github.ref }}',
-      'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
-    });
-  });
+  const oneAtATime = file === 'refresh-pr.yml';
+  it.skipIf(oneAtATime)(
+    oneAtATime
+      ? 'cancels superseded runs outside main (skipped: refresh-pr.yml runs one at a time and never cancels, as its own block tests)'
+      : 'cancels superseded runs outside main',
+    () => {
+      expect(wf['concurrency']).toEqual({
+        group: '${{ github.workflow }}-${{ github.ref }}',
+        'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
+      });
+    },
+  );
 
   it("sets timeout-minutes on every job (a job that runs another workflow has that workflow's limits)", () => {
     for (const [id, job] of Object.entries(wf.jobs))
@@ -138,25 +182,16 @@ describe('ci.yml', () => {
   const wf = load('ci.yml');
   const job = (id: string) => wf.jobs[id] as Job;
 
-  it('runs on pushes to main, on pull requests, by hand and from refresh-pr.yml, and cancels superseded runs outside main', () => {
+  // Superseded runs are cancelled outside main: the test of every workflow above checks that.
+  it('runs on pushes to main, on pull requests, by hand and when another workflow calls it (refresh-pr.yml), and on nothing else', () => {
     expect(wf.on['push']).toEqual({ branches: ['main'] });
     expect(Object.keys(wf.on).sort()).toEqual(['pull_request', 'push', 'workflow_call', 'workflow_dispatch']);
-    expect(wf['concurrency']).toEqual({
-      group: '${{ github.workflow }}-${{ github.ref }}',
-      'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
-    });
   });
   const step = (jobId: string, test: (s: Step) => boolean) => {
     const found = job(jobId).steps.find(test);
     expect(found, `${jobId}: step not found`).toBeDefined();
     return found as Step;
   };
-
-  it('runs on pushes to main, on pull requests and by hand', () => {
-    expect(wf.on['push']).toEqual({ branches: ['main'] });
-    expect(wf.on).toHaveProperty('pull_request');
-    expect(wf.on).toHaveProperty('workflow_dispatch');
-  });
 
   it('restores ccache in every job that builds MLX, before the build', () => {
     for (const id of ['mlx-linux', 'mlx-linux-shared', 'macos']) {
@@ -226,9 +261,9 @@ describe('ci.yml', () => {
     expect(mac.env?.['MACOSX_DEPLOYMENT_TARGET']).toBe('${{ matrix.target }}');
   });
 
-  it('macOS: the Metal build runs the storage cases with DEVICE=cpu and fails the job when it fails', () => {
+  it("macOS: the Metal build runs the storage cases with DEVICE=cpu and the Metal environment of MLX's test-macos, and fails the job when it fails", () => {
     const metal = step('macos', (s) => s.id === 'metal');
-    expect(metal.env).toEqual({ DEVICE: 'cpu' });
+    expect(metal.env).toEqual({ DEVICE: 'cpu', METAL_DEVICE_WRAPPER_TYPE: 1, METAL_DEBUG_ERROR_MODE: 0 });
     expect(metal.run).toContain(
       'npx mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"',
     );
@@ -236,6 +271,19 @@ describe('ci.yml', () => {
     expect(summary).toContain('metal::is_available()\\` stays true');
     expect(summary).toContain('no GPU kernel ran');
     expect(summary).toContain('The stub cases return early in a Metal build.');
+  });
+
+  it('macOS: the job summary reports the outcome of the build step its leg ran, not a skipped one', () => {
+    const toolkits = job('macos').strategy?.matrix['toolkit'] as string[];
+    const build = step('macos', (s) => s.name === 'Job summary').env?.['BUILD'];
+    for (const toolkit of toolkits) {
+      // Each leg runs the one build step whose id is its toolkit; the other two are skipped.
+      expect(step('macos', (s) => s.id === toolkit).if).toBe(`matrix.toolkit == '${toolkit}'`);
+      for (const outcome of ['success', 'failure']) {
+        const ran = Object.fromEntries(toolkits.map((t) => [t, { outcome: t === toolkit ? outcome : 'skipped' }]));
+        expect(evaluate(String(build), { matrix: { toolkit }, steps: ran }), `${toolkit} leg`).toBe(outcome);
+      }
+    }
   });
 
   it('macOS: check-metal runs after the build, also when the build failed, with the doctest headers from Homebrew', () => {
@@ -392,6 +440,20 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against M
     const sorted = [...upstream].sort((a, b) => Number(a) - Number(b));
     expect(macMatrix().target).toEqual([sorted[0], sorted[sorted.length - 1]]);
     expect(macMatrix().toolkit).toEqual(['cpu', 'metal', 'jit']);
+  });
+
+  it("runs the C++ tests with the Metal environment of MLX's test-macos action", () => {
+    const upstream = (
+      parse(atPin('.github/actions/test-macos/action.yml')) as {
+        runs: { steps: Array<{ name?: string; env?: Record<string, unknown> }> };
+      }
+    ).runs.steps.find((s) => s.name === 'Run tests')?.env;
+    expect(upstream).toBeDefined();
+    // MLX runs them in its cpu leg on hosted Macs and on its own Macs for Metal; here in both legs that run tests.
+    for (const id of ['cpu', 'metal']) {
+      const leg = load('ci.yml').jobs['macos']?.steps.find((s) => s.id === id);
+      expect(leg?.env, id).toMatchObject(upstream as Record<string, unknown>);
+    }
   });
 
   it('configures the JIT and Metal-off legs with the CMake arguments of MLX setup action', () => {

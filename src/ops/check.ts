@@ -286,6 +286,7 @@ function serialiser(): <T>(fn: () => Promise<T>) => Promise<T> {
   let tail: Promise<unknown> = Promise.resolve();
   return (fn) => {
     const run = tail.then(fn);
+    // The next function runs after this one whether it failed or not; the caller gets the failure from `run`.
     tail = run.catch(() => undefined);
     return run;
   };

@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import { UserError } from './errors.js';
+
 /**
  * The user's fork as a push target: what a repository URL names, whether it
  * is the upstream repository, the refs the tool keeps on the fork, and what a
@@ -168,11 +170,18 @@ export function commitSubject(message: string): string {
   return (message.split('\n').find((l) => l.trim() !== '') ?? '').trim();
 }
 
+/** This machine: a local git server (as in tests) may use plain http. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
 /**
  * The environment that hands git a token as an HTTP header for the origin
  * (scheme, host and port) of an http(s) location only, through git's environment-provided configuration
  * (GIT_CONFIG_COUNT/KEY/VALUE), after any such entries the environment
- * already has. The token never appears in a URL, a command line or a file.
+ * already has. The token never appears in a URL, a command line or a file,
+ * and never goes over plain http to another machine (refused).
  */
 export function tokenHeaderEnv(
   location: RepoLocation,
@@ -180,6 +189,14 @@ export function tokenHeaderEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
   if (location.kind !== 'network' || !/^https?$/.test(location.scheme)) return {};
+  if (location.scheme === 'http' && !isLoopback(location.host)) {
+    const url = `http://${location.host}${location.port ? `:${location.port}` : ''}${location.path}`;
+    throw new UserError(
+      'USAGE',
+      `${url}: mlx-storage-pr does not send the token over plain http, where it would cross the network unencrypted.`,
+      { hint: 'Give the fork as an https:// URL (or an ssh one, which uses your ssh key and no token).' },
+    );
+  }
   const existing = Number(env['GIT_CONFIG_COUNT'] ?? '0');
   const index = Number.isInteger(existing) && existing > 0 ? existing : 0;
   const credentials = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');

@@ -412,6 +412,15 @@ describe('pr --push: refusals before anything is pushed', () => {
     expect(JSON.stringify(result.json)).not.toContain('ghp_secret');
   });
 
+  it('a token with a plain http fork on another machine: refused (2) before anything is pushed', async () => {
+    const fork = 'http://git.example.invalid/someone/mlx.git';
+    const result = await run(['--push', '--fork', fork, '--skip-checks'], { GH_TOKEN: 'ghp_secret' });
+    expect(result.code).toBe(2);
+    expect(result.json.error).toMatchObject({ code: 'USAGE' });
+    expect(result.json.error.message).toContain(`${fork}: mlx-storage-pr does not send the token over plain http`);
+    expect(JSON.stringify(result.json)).not.toContain('ghp_secret');
+  });
+
   it('the commit message as shipped, with placeholders: refused (1), naming the file and line', async () => {
     copyFileSync(path.join(FIXTURES, 'pr', 'commit-message.txt'), path.join(w.project, 'pr', 'commit-message.txt'));
     const result = await run(['--push', '--fork', w.fork, '--skip-checks']);

@@ -10,6 +10,7 @@ import {
   sameContent,
   tokenHeaderEnv,
 } from '../../src/core/fork.js';
+import { UserError } from '../../src/core/errors.js';
 
 const key = (location: string, cwd = '/work') => repositoryKey(parseRepoLocation(location, cwd));
 
@@ -126,6 +127,16 @@ describe('tokenHeaderEnv', () => {
       GIT_CONFIG_KEY_2: 'http.http://127.0.0.1:8080/.extraHeader',
       GIT_CONFIG_VALUE_2: basic,
     });
+  });
+
+  it('refuses plain http to another machine, where the token would cross the network unencrypted', () => {
+    const refuse = () => tokenHeaderEnv(parseRepoLocation('http://git.example.com/alice/mlx.git', '/'), token, {});
+    expect(refuse).toThrow(UserError);
+    expect(refuse).toThrow(
+      'http://git.example.com/alice/mlx.git: mlx-storage-pr does not send the token over plain http',
+    );
+    for (const local of ['http://localhost:8080/mlx.git', 'http://127.0.0.2/mlx.git', 'http://[::1]:8080/mlx.git'])
+      expect(tokenHeaderEnv(parseRepoLocation(local, '/'), token, {})).toHaveProperty('GIT_CONFIG_COUNT', '1');
   });
 
   it('gives nothing for ssh and local forks, which do not use it', () => {

@@ -95,6 +95,17 @@ export async function verifyTwinPossible(ctx: Context, spec: BuildSpec): Promise
       { hint: 'Run the twin on the default static build: `mlx-storage-pr test --metal-twin` without --upstream-ci.' },
     );
   }
+  // CMake keeps the last value given: a CMAKE_PROJECT_INCLUDE after the twin's replaces its module, and with it the target.
+  const module = path.join(TWIN_DIR, 'metal-twin.cmake');
+  const last = spec.cmakeArgs.filter((a) => /^-DCMAKE_PROJECT_INCLUDE(?::\w+)?=/.test(a)).at(-1);
+  if (last !== undefined && last.slice(last.indexOf('=') + 1) !== module)
+    throw new UserError(
+      'USAGE',
+      `${last}: the Metal twin loads its CMake module (${module}) through CMAKE_PROJECT_INCLUDE, and this argument would replace it.`,
+      {
+        hint: 'Give your file as -DCMAKE_PROJECT_TOP_LEVEL_INCLUDES=<file> or -DCMAKE_PROJECT_<project>_INCLUDE=<file> instead, or run the twin without it.',
+      },
+    );
   const tools = await checkTwinTools(ctx.env);
   if (tools.status !== 'pass')
     throw new UserError('TOOL_MISSING', `${tools.title}: ${tools.detail}.`, { hint: tools.fix ?? 'Install binutils.' });

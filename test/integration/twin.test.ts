@@ -142,6 +142,19 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     expect(result.json.error.message).toContain('static fixture library');
   });
 
+  it('refuses a CMAKE_PROJECT_INCLUDE of the user, which would replace the module that defines the twin', async () => {
+    const mine = path.join(tempDir(), 'mine.cmake');
+    writeFileSync(mine, "# the user's own\n");
+    const result = await runCli(
+      ['test', '--offline', '--metal-twin', '--json', '--', `-DCMAKE_PROJECT_INCLUDE=${mine}`],
+      { cwd: project, env },
+    );
+    expect(result.code).toBe(2);
+    expect(result.json.error.code).toBe('USAGE');
+    expect(result.json.error.message).toContain(`-DCMAKE_PROJECT_INCLUDE=${mine}`);
+    expect(result.json.error.hint).toContain('CMAKE_PROJECT_TOP_LEVEL_INCLUDES');
+  });
+
   it("check --build --metal-twin runs the Metal-only cases on the twin, built in check's tree for that commit, and says it is not a Metal run", async () => {
     // Upstream moved on in a file the series does not touch.
     git(upstream.dir, 'checkout', '--quiet', '-b', 'moved', upstream.sha);

@@ -39,8 +39,8 @@ export interface WorkdirLayout {
   baseline: TreeLayout & { results(pinned: string, key: string): string };
   /** verify's tree with only the test changes (a worktree of the checkout), its builds and saved results. */
   withoutImplementation: TreeLayout & { results(key: string): string };
-  /** verify's tree for mutants (a worktree of the checkout) and its builds. */
-  mutants: TreeLayout;
+  /** verify's tree for mutants (a worktree of the checkout), its builds and its saved passing results. */
+  mutants: TreeLayout & { results(key: string): string };
   /** check-metal's logs and self-test tree. */
   checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
   /** Downloaded and unpacked metal-cpp. */
@@ -86,7 +86,10 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       ...tree(withoutRoot, path.join(withoutRoot, n.checkout)),
       results: (key) => path.join(withoutRoot, `results-${key}.json`),
     },
-    mutants: tree(mutantsRoot, path.join(mutantsRoot, n.checkout)),
+    mutants: {
+      ...tree(mutantsRoot, path.join(mutantsRoot, n.checkout)),
+      results: (key) => path.join(mutantsRoot, `results-${key}.json`),
+    },
     checkMetal: {
       root: checkMetal,
       logs: path.join(checkMetal, 'logs'),

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
@@ -12,7 +13,7 @@ import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './bu
 import { prepareWorktree, requireAppliedCheckout } from './checkout.js';
 import type { Context } from './context.js';
 import { prepareBuild, treeSpec, type SuiteOptions } from './suite.js';
-import { explainTwinBuildError, twinSpec, verifyTwinPossible } from './twin.js';
+import { explainTwinBuildError, twinFilesHash, twinSpec, verifyTwinPossible } from './twin.js';
 
 export const MUTANTS_TITLE = 'Mutants of the implementation are killed by the tests';
 
@@ -99,10 +100,29 @@ async function runMutants(
       fix: `Update "find" in ${MUTANTS_FILE} to the current source (or remove a mutant whose code is gone).`,
     };
 
-  return withLock(ctx.workdir, 'verify', async () => {
+  // A pass for exactly this series, mutants.json, twin and build options is not run again. A failure
+  // is never kept: a mutant that survived a slow machine's timeout gets another run.
+  const setup = await prepareBuild(ctx, options);
+  const resultsFile = ctx.layout.mutants.results(setup.key);
+  const inputs = JSON.stringify({
+    inputHash: (await ctx.project()).plan.inputHash,
+    key: setup.key,
+    mutants: createHash('sha256').update(text).digest('hex'),
+    twin: await twinFilesHash(),
+  });
+  // A saved result that is missing, unreadable or not JSON is no saved result: the mutants run again.
+  const saved = await readFile(resultsFile, 'utf8')
+    .then((t) => JSON.parse(t) as { inputs: string; check: CheckResult })
+    .catch(() => null);
+  if (saved?.inputs === inputs && saved.check.status === 'pass')
+    return {
+      ...saved.check,
+      detail: `${saved.check.detail} (saved result; the series, mutants.json and build options are unchanged)`,
+    };
+
+  const check = await withLock(ctx.workdir, 'verify', async () => {
     const tree = ctx.layout.mutants;
     await prepareWorktree(ctx, git, tree, head, { fresh: true });
-    const setup = await prepareBuild(ctx, options);
     const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
     await configureIfNeeded(spec, ctx.log);
 
@@ -156,6 +176,12 @@ async function runMutants(
     }
     return report(base, outcomes);
   });
+  // Not saving only costs the next run the mutants.
+  if (check.status === 'pass')
+    await mkdir(path.dirname(resultsFile), { recursive: true })
+      .then(() => writeFile(resultsFile, JSON.stringify({ inputs, check })))
+      .catch((error: unknown) => ctx.log.debug(`could not save ${resultsFile}: ${(error as Error).message}`));
+  return check;
 }
 
 async function build(ctx: Context, runner: Runner): Promise<void> {

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
@@ -42,6 +43,17 @@ export function twinBuildArgs(ctx: Context): string[] {
     sources: [v.source_path],
     testSources: [v.metal_test_file],
   });
+}
+
+/** A hash of the twin's own files, so that a result made with other twin files is not reused. */
+export async function twinFilesHash(): Promise<string> {
+  const files = (await readdir(TWIN_DIR, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(TWIN_DIR, path.join(e.parentPath, e.name)))
+    .sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`\0${file}\0${await readFile(path.join(TWIN_DIR, file), 'utf8')}`);
+  return hash.digest('hex');
 }
 
 /** The twin's build of a tree: same folder and CMake cache as the suite, its own target, binary and logs. */

@@ -197,6 +197,27 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     expect(snapshot(checkout)).toBe(before);
   });
 
+  it('verify keeps a passing mutant result for exactly this series, mutants.json and build, and runs them again after a change', async () => {
+    expect((await run('verify', '--offline', ...onlyMutants)).code).toBe(0);
+    const mutantsOf = (result: { json: { checks: Array<{ id: string; detail: string }> } }) =>
+      result.json.checks.find((c) => c.id === 'mutants')!;
+    const again = await run('verify', '--offline', ...onlyMutants);
+    expect(again.code, again.stderr).toBe(0);
+    expect(mutantsOf(again).detail).toContain(
+      '(saved result; the series, mutants.json and build options are unchanged)',
+    );
+    expect(again.stderr).not.toContain('mutant "length off by one"');
+
+    const list = mutantsFile();
+    list.mutants[0]!['why'] = 'The reported length must be exact (reworded).';
+    await withEdit('mutants.json', JSON.stringify(list, null, 2), async () => {
+      const changed = await run('verify', '--offline', ...onlyMutants);
+      expect(changed.code, changed.stderr).toBe(0);
+      expect(mutantsOf(changed).detail).not.toContain('saved result');
+      expect(changed.stderr).toContain('mutant "length off by one"');
+    });
+  });
+
   it('verify names a mutant that no case kills', async () => {
     const list = mutantsFile();
     list.mutants.push({

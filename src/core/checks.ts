@@ -1,3 +1,5 @@
+import { isUserError } from './errors.js';
+
 /** One line of a readiness or environment report (`doctor`, `verify`). */
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'not-checked';
 
@@ -28,4 +30,10 @@ export function formatChecks(checks: readonly CheckResult[]): string[] {
 /** True when every required check passed. */
 export function checksPass(checks: readonly CheckResult[]): boolean {
   return checks.every((c) => !c.required || c.status === 'pass');
+}
+
+/** A check that an expected failure (a UserError) stopped: failed, with its message and hint. Other errors are thrown. */
+export function failedCheck(base: Pick<CheckResult, 'id' | 'title' | 'required'>, error: unknown): CheckResult {
+  if (!isUserError(error)) throw error;
+  return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
-import type { CheckResult } from '../core/checks.js';
+import { failedCheck, type CheckResult } from '../core/checks.js';
 import type { CaseResult } from '../core/doctest.js';
 import { isUserError, UserError } from '../core/errors.js';
 import { mutate, MUTANTS_FILE, parseMutants, type Mutant } from '../core/mutants.js';
@@ -12,6 +12,7 @@ import { templateVariables } from '../core/config.js';
 import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './build.js';
 import { prepareWorktree, requireAppliedCheckout } from './checkout.js';
 import type { Context } from './context.js';
+import { readSavedCheck, saveCheck } from './saved-check.js';
 import { prepareBuild, treeSpec, type SuiteOptions } from './suite.js';
 import { explainTwinBuildError, twinFilesHash, twinSpec, verifyTwinPossible } from './twin.js';
 
@@ -50,8 +51,7 @@ export async function mutantsCheck(ctx: Context, options: SuiteOptions): Promise
   try {
     return await runMutants(ctx, options, base);
   } catch (error) {
-    if (!isUserError(error)) throw error;
-    return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
+    return failedCheck(base, error);
   }
 }
 
@@ -110,14 +110,11 @@ async function runMutants(
     mutants: createHash('sha256').update(text).digest('hex'),
     twin: await twinFilesHash(),
   });
-  // A saved result that is missing, unreadable or not JSON is no saved result: the mutants run again.
-  const saved = await readFile(resultsFile, 'utf8')
-    .then((t) => JSON.parse(t) as { inputs: string; check: CheckResult })
-    .catch(() => null);
-  if (saved?.inputs === inputs && saved.check.status === 'pass')
+  const saved = await readSavedCheck(resultsFile, inputs);
+  if (saved?.status === 'pass')
     return {
-      ...saved.check,
-      detail: `${saved.check.detail} (saved result; the series, mutants.json and build options are unchanged)`,
+      ...saved,
+      detail: `${saved.detail} (saved result; the series, mutants.json and build options are unchanged)`,
     };
 
   const check = await withLock(ctx.workdir, 'verify', async () => {
@@ -176,11 +173,7 @@ async function runMutants(
     }
     return report(base, outcomes);
   });
-  // Not saving only costs the next run the mutants.
-  if (check.status === 'pass')
-    await mkdir(path.dirname(resultsFile), { recursive: true })
-      .then(() => writeFile(resultsFile, JSON.stringify({ inputs, check })))
-      .catch((error: unknown) => ctx.log.debug(`could not save ${resultsFile}: ${(error as Error).message}`));
+  if (check.status === 'pass') await saveCheck(ctx, resultsFile, inputs, check);
   return check;
 }
 

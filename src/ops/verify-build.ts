@@ -1,8 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-
 import { withLock } from '../adapters/lock.js';
-import type { CheckResult } from '../core/checks.js';
+import { failedCheck, type CheckResult } from '../core/checks.js';
 import { isUserError, UserError } from '../core/errors.js';
 import type { ApplyPlan } from '../core/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest } from './build.js';
@@ -10,6 +7,7 @@ import { prepareWorktree } from './checkout.js';
 import type { Context } from './context.js';
 import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from './suite.js';
 import { mutantsCheck, MUTANTS_TITLE } from './mutants.js';
+import { readSavedCheck, saveCheck } from './saved-check.js';
 import { buildTree } from './tree.js';
 
 export type BuildCheckOptions = SuiteOptions;
@@ -100,8 +98,7 @@ async function twinCheck(
       ...(failed.length ? { fix: 'mlx-storage-pr test --metal-twin --no-suite  (lists every failure)' } : {}),
     };
   } catch (error) {
-    if (!isUserError(error)) throw error;
-    return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
+    return failedCheck(base, error);
   }
 }
 
@@ -188,15 +185,9 @@ async function withoutImplementation(
       key: setup.key,
       newTests: [...newTests].sort(),
     });
-    // A saved result that is missing, unreadable or not JSON is no saved result: the check runs again.
-    const saved = await readFile(resultsFile, 'utf8')
-      .then((t) => JSON.parse(t) as { inputs: string; check: CheckResult })
-      .catch(() => null);
-    if (saved?.inputs === inputs)
-      return {
-        ...saved.check,
-        detail: `${saved.check.detail} (saved result; the series and build options are unchanged)`,
-      };
+    const saved = await readSavedCheck(resultsFile, inputs);
+    if (saved !== null)
+      return { ...saved, detail: `${saved.detail} (saved result; the series and build options are unchanged)` };
 
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
     const check = await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
@@ -248,13 +239,9 @@ async function withoutImplementation(
       }
       return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
     });
-    // Not saving only costs the next run a build.
-    await mkdir(path.dirname(resultsFile), { recursive: true })
-      .then(() => writeFile(resultsFile, JSON.stringify({ inputs, check })))
-      .catch((error: unknown) => ctx.log.debug(`could not save ${resultsFile}: ${(error as Error).message}`));
+    await saveCheck(ctx, resultsFile, inputs, check);
     return check;
   } catch (error) {
-    if (!isUserError(error)) throw error;
-    return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
+    return failedCheck(base, error);
   }
 }

@@ -56,7 +56,8 @@ export function jobsOption(describe: string, fallback: number) {
 /** A whole number of at least 1; anything else is a usage error that quotes what was given. */
 export function parseJobs(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  const text = String(Array.isArray(value) ? value.at(-1) : value);
+  // A repeated --jobs never gets here: main() refuses an option given twice.
+  const text = String(value);
   if (!/^\d+$/.test(text.trim()) || Number(text) < 1) {
     throw new UserError('USAGE', `--jobs must be a whole number of at least 1 (got "${text}").`, {
       hint: 'For example --jobs 2.',

@@ -14,7 +14,7 @@ import { DEFAULT_WORKDIR } from '../core/paths.js';
 import { buildPlan, patchedPaths, planSteps, type ApplyPlan } from '../core/plan.js';
 import { applySeries } from './apply.js';
 import { readBumpState, removeBumpFolder, restoreProjectFiles, startBump, type BumpState } from './bump-state.js';
-import { contentsAt, ensureCheckout } from './checkout.js';
+import { addWorktree, contentsAt, ensureCheckout } from './checkout.js';
 import type { Context } from './context.js';
 import {
   chainOf,
@@ -404,9 +404,7 @@ export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
     // Stop: write the series with its conflicts into a worktree of the new commit and keep what --abort needs.
     const worktree = ctx.layout.bump.worktree;
     await rm(ctx.layout.bump.root, { recursive: true, force: true });
-    await mkdir(ctx.layout.bump.root, { recursive: true });
-    await git.raw(['worktree', 'prune']);
-    await git.raw(['worktree', 'add', '--detach', '--force', worktree, toCommit], { echo: true });
+    await addWorktree(git, worktree, toCommit);
     for (const [file, text] of finalTexts(plan, chain, reference)) {
       await mkdir(path.dirname(path.join(worktree, file)), { recursive: true });
       await writeFile(path.join(worktree, file), text);

@@ -141,6 +141,13 @@ export async function inspectCheckout(
   return { head, current: { git, plan, head } };
 }
 
+/** Adds a detached worktree of the checkout at `dir` (which must not exist), after pruning ones whose folder is gone. */
+export async function addWorktree(git: Git, dir: string, commit: string): Promise<void> {
+  await mkdir(path.dirname(dir), { recursive: true });
+  await git.raw(['worktree', 'prune']);
+  await git.raw(['worktree', 'add', '--detach', '--force', dir, commit], { echo: true });
+}
+
 /**
  * Makes `tree.source` a worktree of the checkout with exactly `commit` and no
  * other files (builds keep their own folders beside it). Reuses the worktree
@@ -154,9 +161,7 @@ export async function prepareWorktree(
   options: { fresh?: boolean } = {},
 ): Promise<Git> {
   if (!existsSync(tree.source)) {
-    await mkdir(tree.root, { recursive: true });
-    await git.raw(['worktree', 'prune']);
-    await git.raw(['worktree', 'add', '--detach', '--force', tree.source, commit], { echo: true });
+    await addWorktree(git, tree.source, commit);
     return new Git(tree.source, ctx.log, ctx.env);
   }
   const worktree = new Git(tree.source, ctx.log, ctx.env);

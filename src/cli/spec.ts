@@ -54,14 +54,13 @@ export function jobsOption(describe: string, fallback: number) {
 }
 
 /** A whole number of at least 1; anything else is a usage error that quotes what was given. */
-export function parseJobs(value: unknown): number | undefined {
+export function parseJobs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   // A repeated --jobs never gets here: main() refuses an option given twice.
-  const text = String(value);
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) {
-    throw new UserError('USAGE', `--jobs must be a whole number of at least 1 (got "${text}").`, {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
+    throw new UserError('USAGE', `--jobs must be a whole number of at least 1 (got "${value}").`, {
       hint: 'For example --jobs 2.',
     });
   }
-  return Number(text);
+  return Number(value);
 }

@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { laneToolchain, makeMetalProject, makeMetalUpstream, skipName } from '../support/check-metal-fixtures.js';
 import { byOutcome, gitOnlyPath, runJson, runTable, spawnJson, type Names, type Outcome } from '../support/contract.js';
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
+import { stage } from '../support/stages.js';
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
 import { makeWorld, MESSAGE, ONLY_PR_TEXT, pushByHand, writePrText, type World } from '../support/fork.js';
 import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
@@ -67,17 +68,21 @@ const libraries = (() => {
     return '';
   }
 })();
-// Every tool doctor looks for, found the way doctor finds it.
-const machineReady =
-  doctorReady &&
-  hasBuildTools &&
-  lane.toolchain !== null &&
-  ['/usr/bin/ninja', '/usr/bin/ccache', '/usr/include/lapacke.h'].every(existsSync) &&
+// BLAS/LAPACK headers and libraries, found where doctor looks for them.
+const hasBlas =
+  existsSync('/usr/include/lapacke.h') &&
   ['/usr/include/cblas.h', '/usr/include/x86_64-linux-gnu/cblas.h', '/usr/include/aarch64-linux-gnu/cblas.h'].some(
     existsSync,
   ) &&
   /lib(open)?blas\.so/.test(libraries) &&
   /liblapack\.so/.test(libraries);
+// Every tool doctor looks for, found the way doctor finds it.
+const machineReady =
+  doctorReady &&
+  hasBuildTools &&
+  lane.toolchain !== null &&
+  ['/usr/bin/ninja', '/usr/bin/ccache'].every(existsSync) &&
+  hasBlas;
 const machineReason =
   'skipped: needs every tool doctor checks (cmake, g++, ninja, ccache, BLAS/LAPACK with ldconfig on PATH, clang-19 with libc++-19, the offline packages) and 8 GiB free';
 
@@ -435,9 +440,49 @@ describe("apply, status and reset through a checkout's life", () => {
     project = makeProject(upstream.sha);
     checkout = path.join(project, '.work', 'mlx');
   });
+  // Each case starts from the state the case before it leaves (the stage of that name), made once.
+  const folders = () => [project];
+  const fresh = stage(folders, () => undefined);
+  const applied = stage(folders, async () => {
+    await fresh();
+    return run('apply');
+  });
+  const editedTemplate = stage(folders, async () => {
+    await applied();
+    writeProject('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    const head = git(checkout, 'rev-parse', 'HEAD');
+    const out = { status: await run('status'), dryRun: await run('apply', '--dry-run') };
+    return { out, head, after: git(checkout, 'rev-parse', 'HEAD') };
+  });
+  const dirty = stage(folders, async () => {
+    await editedTemplate();
+    writeCheckout('mlx/backend/metal/storage_view.cpp', '// my edit\n');
+    return { apply: await run('apply'), status: await run('status') };
+  });
+  const forced = stage(folders, async () => {
+    await dirty();
+    return run('apply', '--force');
+  });
+  const foreignHead = stage(folders, async () => {
+    await forced();
+    writeCheckout('mine.txt', 'x\n');
+    git(checkout, 'add', 'mine.txt');
+    git(checkout, 'commit', '--quiet', '-m', 'my commit');
+    writeProject('templates/mlx/backend/metal/storage_view.cpp', '// v3\n');
+    return { apply: await run('apply'), status: await run('status') };
+  });
+  const forcedForeign = stage(folders, async () => {
+    await foreignHead();
+    return run('apply', '--force');
+  });
+  const reset = stage(folders, async () => {
+    await forcedForeign();
+    writeCheckout('mlx/backend/metal/storage_view.h', '// edited\n');
+    return { reset: await run('reset'), again: await run('reset'), status: await run('status') };
+  });
 
   it('apply: fetches, applies and reports what it changed (0, applied)', async () => {
-    expect(await run('apply')).toMatchInlineSnapshot(`
+    expect(await applied()).toMatchInlineSnapshot(`
       {
         "code": 0,
         "json": {
@@ -471,6 +516,7 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('apply again: nothing to do (0, already-applied); status: applied', async () => {
+    await applied();
     expect({ apply: await run('apply'), status: await run('status') }).toMatchInlineSnapshot(`
       {
         "apply": {
@@ -519,9 +565,8 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('after a template edit: status says outdated, apply --dry-run lists the change and writes nothing (0, would-apply)', async () => {
-    writeProject('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
-    const head = git(checkout, 'rev-parse', 'HEAD');
-    expect({ status: await run('status'), dryRun: await run('apply', '--dry-run') }).toMatchInlineSnapshot(`
+    const { out, head, after } = await editedTemplate();
+    expect(out).toMatchInlineSnapshot(`
       {
         "dryRun": {
           "code": 0,
@@ -570,12 +615,11 @@ describe("apply, status and reset through a checkout's life", () => {
         },
       }
     `);
-    expect(git(checkout, 'rev-parse', 'HEAD')).toBe(head);
+    expect(after).toBe(head);
   });
 
   it('apply refuses uncommitted edits in a file it would change (3, DIRTY_CHECKOUT); status lists them', async () => {
-    writeCheckout('mlx/backend/metal/storage_view.cpp', '// my edit\n');
-    expect({ apply: await run('apply'), status: await run('status') }).toMatchInlineSnapshot(`
+    expect(await dirty()).toMatchInlineSnapshot(`
       {
         "apply": {
           "code": 3,
@@ -622,7 +666,7 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('apply --force saves the edits and applies (0, applied, saved)', async () => {
-    expect(await run('apply', '--force')).toMatchInlineSnapshot(`
+    expect(await forced()).toMatchInlineSnapshot(`
       {
         "code": 0,
         "json": {
@@ -666,11 +710,7 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('apply refuses a HEAD that is neither pinned nor applied (3, FOREIGN_HEAD); status says foreign-head', async () => {
-    writeCheckout('mine.txt', 'x\n');
-    git(checkout, 'add', 'mine.txt');
-    git(checkout, 'commit', '--quiet', '-m', 'my commit');
-    writeProject('templates/mlx/backend/metal/storage_view.cpp', '// v3\n');
-    expect({ apply: await run('apply'), status: await run('status') }).toMatchInlineSnapshot(`
+    expect(await foreignHead()).toMatchInlineSnapshot(`
       {
         "apply": {
           "code": 3,
@@ -711,7 +751,7 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('apply --force keeps the foreign HEAD in a backup ref (0, applied, saved.headBackup)', async () => {
-    expect(await run('apply', '--force')).toMatchInlineSnapshot(`
+    expect(await forcedForeign()).toMatchInlineSnapshot(`
       {
         "code": 0,
         "json": {
@@ -754,9 +794,7 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('reset saves edits and returns to the pinned commit (0, reset); again: already-clean; status: not-applied', async () => {
-    writeCheckout('mlx/backend/metal/storage_view.h', '// edited\n');
-    expect({ reset: await run('reset'), again: await run('reset'), status: await run('status') })
-      .toMatchInlineSnapshot(`
+    expect(await reset()).toMatchInlineSnapshot(`
       {
         "again": {
           "code": 0,
@@ -818,6 +856,7 @@ describe("apply, status and reset through a checkout's life", () => {
   });
 
   it('a patch that does not apply: apply exits 4 with PATCH_CONFLICT and the conflicts; status lists them', async () => {
+    await reset();
     const patch = path.join(project, 'patches', '0002-docs.patch');
     const original = readFileSync(patch, 'utf8');
     writeFileSync(patch, original.replace(' Text about operations.', ' Text about something else.'));
@@ -1180,8 +1219,33 @@ describe('pr: the branch on the fork', () => {
   beforeAll(async () => {
     w = await makeWorld();
   });
+  // Each case starts from the state the case before it leaves (the stage of that name), made once.
+  const folders = () => [w.project, w.fork, w.upstream.dir];
+  const world = stage(folders, () => undefined);
+  const created = stage(folders, async () => {
+    await world();
+    return { created: await push(...ONLY_PR_TEXT), unchanged: await push('--skip-checks') };
+  });
+  const refused = stage(folders, async () => {
+    await created();
+    const out: Record<string, Outcome> = {};
+    out['upstream'] = await run('--push', '--fork', 'git@github.com:ml-explore/mlx.git', '--skip-checks');
+    writePrText(w.project, 'TODO(user): subject\n');
+    out['placeholders'] = await push('--skip-checks');
+    writePrText(w.project, MESSAGE, '## Proposed changes\n\nA view.\n');
+    out['failing check'] = await push(...ONLY_PR_TEXT);
+    writePrText(w.project);
+    const file = path.join(w.checkout, 'README.md');
+    writeFileSync(file, 'mine\n');
+    out['edits in the checkout'] = await push('--skip-checks');
+    rmSync(file);
+    git(w.fork, 'branch', 'taken', w.upstream.sha);
+    out['never pushed by the tool'] = await push('--branch', 'taken', '--skip-checks');
+    return out;
+  });
 
   it('usage errors (2): no --push, no --fork, an unknown option; before apply (1, NOT_APPLIED); an invalid config (7)', async () => {
+    await world();
     const fresh = makeProject(w.upstream.sha);
     const broken = makeProject(w.upstream.sha);
     editConfig(broken, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = 'abc'));
@@ -1234,7 +1298,7 @@ describe('pr: the branch on the fork', () => {
   });
 
   it('created, then unchanged (0)', async () => {
-    expect({ created: await push(...ONLY_PR_TEXT), unchanged: await push('--skip-checks') }).toMatchInlineSnapshot(`
+    expect(await created()).toMatchInlineSnapshot(`
       {
         "created": {
           "code": 0,
@@ -1296,20 +1360,7 @@ describe('pr: the branch on the fork', () => {
   });
 
   it('refused before pushing: the upstream repository (2), placeholders (1), edits in the checkout (3), a failing check (1), a branch never pushed by the tool (3)', async () => {
-    const out: Record<string, Outcome> = {};
-    out['upstream'] = await run('--push', '--fork', 'git@github.com:ml-explore/mlx.git', '--skip-checks');
-    writePrText(w.project, 'TODO(user): subject\n');
-    out['placeholders'] = await push('--skip-checks');
-    writePrText(w.project, MESSAGE, '## Proposed changes\n\nA view.\n');
-    out['failing check'] = await push(...ONLY_PR_TEXT);
-    writePrText(w.project);
-    const file = path.join(w.checkout, 'README.md');
-    writeFileSync(file, 'mine\n');
-    out['edits in the checkout'] = await push('--skip-checks');
-    rmSync(file);
-    git(w.fork, 'branch', 'taken', w.upstream.sha);
-    out['never pushed by the tool'] = await push('--branch', 'taken', '--skip-checks');
-    expect(out).toMatchInlineSnapshot(`
+    expect(await refused()).toMatchInlineSnapshot(`
       {
         "edits in the checkout": {
           "code": 3,
@@ -1405,6 +1456,7 @@ describe('pr: the branch on the fork', () => {
   });
 
   it('a commit pushed by hand: refused (3) naming it; --force (0) keeps it under a backup ref', async () => {
+    await refused();
     const file = path.join(w.project, 'templates/mlx/backend/metal/storage_view.cpp');
     writeFileSync(file, `${readFileSync(file, 'utf8')}// v2\n`);
     expect((await runJson(['apply'], { cwd: w.project, env: w.env })).code).toBe(0);
@@ -1489,7 +1541,7 @@ describe.skipIf(!hasBuildTools)(
     const names = (): Names => ({
       paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
       shas: { pinned: upstream.sha },
-      vary: ['buildSeconds', 'pid', 'errors'],
+      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors'],
     });
     const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
     const write = (file: string, text: string) => {
@@ -1509,8 +1561,22 @@ describe.skipIf(!hasBuildTools)(
       write('templates/tests/new_tests.cpp', MUL_TEST);
       expect((await run('apply')).code).toBe(0);
     });
+    // Each case starts from the state it names (a stage), made once: applied, built, or built with a failing test.
+    const folders = () => [project, env['MLX_STORAGE_PR_CACHE'] as string, env['CCACHE_DIR'] as string];
+    const applied = stage(folders, () => undefined);
+    const built = stage(folders, async () => {
+      await applied();
+      return run('test', '--offline');
+    });
+    const failing = stage(folders, async () => {
+      await built();
+      write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
+      expect((await run('apply')).code).toBe(0);
+      return run('test', '--offline');
+    });
 
     it('test without --offline: the download hosts cannot be reached (1, DOWNLOADS_UNREACHABLE, before CMake runs)', async () => {
+      await applied();
       expect(await run('test')).toMatchInlineSnapshot(`
       {
         "code": 1,
@@ -1538,7 +1604,7 @@ describe.skipIf(!hasBuildTools)(
     });
 
     it('test --offline: builds, runs and classifies every case against the baseline (0)', async () => {
-      expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+      expect(await built()).toMatchInlineSnapshot(`
         {
           "code": 0,
           "json": {
@@ -1628,7 +1694,7 @@ describe.skipIf(!hasBuildTools)(
             "ok": true,
             "patched": {
               "buildSeconds": "<number>",
-              "buildSteps": 7,
+              "buildSteps": "<number>",
               "complete": true,
               "configured": true,
               "crashes": [],
@@ -1660,6 +1726,7 @@ describe.skipIf(!hasBuildTools)(
     });
 
     it('test --tests runs a subset (0); a filter that matches nothing is a usage error (2, USAGE, close names); --no-baseline counts the known failure as new (8)', async () => {
+      await built();
       const out = {
         '--tests': await run('test', '--offline', '--tests', '*mul*'),
         '--tests (no match)': await run('test', '--offline', '--tests', 'no such case*'),
@@ -1738,7 +1805,7 @@ describe.skipIf(!hasBuildTools)(
               "ok": false,
               "patched": {
                 "buildSeconds": "<number>",
-                "buildSteps": 0,
+                "buildSteps": "<number>",
                 "complete": true,
                 "configured": false,
                 "crashes": [],
@@ -1834,7 +1901,7 @@ describe.skipIf(!hasBuildTools)(
               "ok": true,
               "patched": {
                 "buildSeconds": "<number>",
-                "buildSteps": 0,
+                "buildSteps": "<number>",
                 "complete": true,
                 "configured": false,
                 "crashes": [],
@@ -1884,6 +1951,7 @@ describe.skipIf(!hasBuildTools)(
     });
 
     it('test while another run holds the workdir (6, LOCKED)', async () => {
+      await built();
       const lock = path.join(project, '.work', '.lock');
       writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
       const out = await run('test', '--offline');
@@ -1908,6 +1976,7 @@ describe.skipIf(!hasBuildTools)(
     });
 
     it('test with no build tools on PATH (9, TOOL_MISSING)', async () => {
+      await built();
       expect(
         await spawnJson(['test', '--offline'], { cwd: project, env: { ...env, PATH: gitOnlyPath() }, names: names() }),
       ).toMatchInlineSnapshot(`
@@ -1938,6 +2007,7 @@ describe.skipIf(!hasBuildTools)(
     it.skipIf(!cmakeFormat)(
       withReason('verify --offline --skip pr-text: every check passes (0, ready)', cmakeFormat, cmakeFormatReason),
       async () => {
+        await built();
         expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
           {
             "code": 0,
@@ -1967,9 +2037,7 @@ describe.skipIf(!hasBuildTools)(
     );
 
     it('a failing new test: test exits 8 (new-test-failed)', async () => {
-      write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
-      expect((await run('apply')).code).toBe(0);
-      expect(await run('test', '--offline')).toMatchInlineSnapshot(`
+      expect(await failing()).toMatchInlineSnapshot(`
         {
           "code": 8,
           "json": {
@@ -2066,7 +2134,7 @@ describe.skipIf(!hasBuildTools)(
             "ok": false,
             "patched": {
               "buildSeconds": "<number>",
-              "buildSteps": 2,
+              "buildSteps": "<number>",
               "complete": true,
               "configured": false,
               "crashes": [],
@@ -2100,6 +2168,7 @@ describe.skipIf(!hasBuildTools)(
     it.skipIf(!cmakeFormat)(
       withReason('a failing new test: verify is not ready (1, linux-build fails)', cmakeFormat, cmakeFormatReason),
       async () => {
+        await failing();
         expect(await run('verify', '--offline', '--skip', 'pr-text')).toMatchInlineSnapshot(`
           {
             "code": 1,
@@ -2129,6 +2198,7 @@ describe.skipIf(!hasBuildTools)(
     );
 
     it('a compile error: test exits 1 (BUILD_FAILED)', async () => {
+      await failing();
       write('templates/tests/new_tests.cpp', `${MUL_TEST}\nint broken( {\n`);
       expect((await run('apply')).code).toBe(0);
       expect(await run('test', '--offline')).toMatchInlineSnapshot(`
@@ -2165,7 +2235,7 @@ describe.skipIf(!hasTwinTools)(
     const names = (): Names => ({
       paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
       shas: { pinned: upstream.sha },
-      vary: ['buildSeconds', 'pid', 'errors'],
+      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors'],
     });
     const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
 
@@ -2253,7 +2323,7 @@ describe.skipIf(!hasTwinTools)(
             "ok": true,
             "patched": {
               "buildSeconds": "<number>",
-              "buildSteps": 7,
+              "buildSteps": "<number>",
               "complete": true,
               "configured": true,
               "crashes": [],
@@ -2281,7 +2351,7 @@ describe.skipIf(!hasTwinTools)(
             "twin": {
               "binary": "<project>/.work/build-release-<key>/mlx-storage-pr-twin/metal-twin-tests",
               "buildSeconds": "<number>",
-              "buildSteps": 5,
+              "buildSteps": "<number>",
               "cannotShow": "<text>",
               "cases": [
                 {
@@ -2378,8 +2448,25 @@ describe.skipIf(!cmakeFormat)(
       bare = { PATH: gitOnlyPath() };
       expect((await run(['apply', '--mlx-repo', upstream.dir])).code).toBe(0);
     });
+    // Each case starts from the state it names (a stage), made once: applied, or after format --fix.
+    const applied = stage(
+      () => [project],
+      () => undefined,
+    );
+    const fixed = stage(
+      () => [project],
+      async () => {
+        await applied();
+        return {
+          '--fix': await run(['format', '--fix']),
+          again: await run(['format']),
+          'no cmake-format': await run(['format'], bare),
+        };
+      },
+    );
 
     it('format finds files to fix (1, CHECK_FAILED); without cmake-format the CMake file is not-checked', async () => {
+      await applied();
       expect({ format: await run(['format']), 'no cmake-format': await run(['format'], bare) }).toMatchInlineSnapshot(`
       {
         "format": {
@@ -2499,6 +2586,7 @@ describe.skipIf(!cmakeFormat)(
     });
 
     it('verify reports every check and is not ready (1); --require-metal makes the Metal type-check required', async () => {
+      await applied();
       expect({ verify: await run(['verify'], bare), '--require-metal': await run(['verify', '--require-metal'], bare) })
         .toMatchInlineSnapshot(`
           {
@@ -2551,12 +2639,7 @@ describe.skipIf(!cmakeFormat)(
     });
 
     it('format --fix writes the fixes (0); then format is clean (0), and still exits 0 when cmake-format is missing', async () => {
-      const out = {
-        '--fix': await run(['format', '--fix']),
-        again: await run(['format']),
-        'no cmake-format': await run(['format'], bare),
-      };
-      expect(out).toMatchInlineSnapshot(`
+      expect(await fixed()).toMatchInlineSnapshot(`
       {
         "--fix": {
           "code": 0,
@@ -2733,6 +2816,7 @@ describe.skipIf(!cmakeFormat)(
     });
 
     it('verify --skip leaves checks out and is ready when the rest pass (0)', async () => {
+      await fixed();
       expect(await run(['verify', '--skip', 'build', 'pr-text', 'docs', 'format-cmake'], bare)).toMatchInlineSnapshot(`
         {
           "code": 0,
@@ -2761,6 +2845,7 @@ describe.skipIf(!cmakeFormat)(
     });
 
     it('format --fix while another run holds the workdir (6, LOCKED), leaving templates/ as they were', async () => {
+      await fixed();
       const header = path.join(project, 'templates', '{{header_path}}');
       writeFileSync(header, readFileSync(header, 'utf8').replace('class', 'class   '));
       const before = readFileSync(header, 'utf8');
@@ -2873,8 +2958,21 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
     mkdirSync(path.join(metalCpp, 'Metal'));
     writeFileSync(path.join(metalCpp, 'Metal', 'Metal.hpp'), METAL_HPP);
   });
+  // Each case starts from the state it names (a stage), made once: before or after apply.
+  const fresh = stage(
+    () => [project],
+    () => undefined,
+  );
+  const applied = stage(
+    () => [project],
+    async () => {
+      await fresh();
+      return run('apply', '--mlx-repo', upstream.dir);
+    },
+  );
 
   it('before apply (1, NOT_APPLIED)', async () => {
+    await fresh();
     expect(await run('check-metal', '--metal-cpp', metalCpp)).toMatchInlineSnapshot(`
       {
         "code": 1,
@@ -2892,7 +2990,7 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
   });
 
   it('metal-cpp that cannot be downloaded, or a folder that is not metal-cpp (9, TOOL_MISSING)', async () => {
-    expect((await run('apply', '--mlx-repo', upstream.dir)).code).toBe(0);
+    expect((await applied()).code).toBe(0);
     expect({ download: await run('check-metal'), '--metal-cpp': await run('check-metal', '--metal-cpp', FIXTURES) })
       .toMatchInlineSnapshot(`
       {
@@ -2925,6 +3023,7 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
   });
 
   it('the PR TUs type-check against a stand-in metal-cpp (0)', async () => {
+    await applied();
     expect(await run('check-metal', '--metal-cpp', metalCpp, '--jobs', '2')).toMatchInlineSnapshot(`
       {
         "code": 0,
@@ -2977,6 +3076,7 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
   });
 
   it('a PR TU that does not type-check (1, CHECK_FAILED)', async () => {
+    await applied();
     const template = path.join(project, 'templates', '{{metal_test_file}}');
     const original = readFileSync(template, 'utf8');
     const broken = original.replace('name->length()', 'name->size()');
@@ -3038,6 +3138,7 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
   });
 
   it('--self-test fails on the fixture, which is not MLX and has only a stand-in metal-cpp (1, CHECK_FAILED); while locked (6, LOCKED)', async () => {
+    await applied();
     const selfTest = await run('check-metal', '--self-test', '--metal-cpp', metalCpp, '--jobs', '2');
     const lock = path.join(project, '.work', '.lock');
     writeFileSync(lock, JSON.stringify({ pid: process.pid, command: 'test' }));
@@ -3150,6 +3251,11 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
       env: { PATH: gitOnlyPath() },
       names: { paths: { project, deps } },
     });
+    // BLAS is found by its files, not on PATH: its status is this machine's.
+    const json = out.json as { checks: string[] };
+    const blas = json.checks.findIndex((c) => c.startsWith('blas: '));
+    expect(json.checks[blas]).toBe(`blas: ${hasBlas ? 'pass' : 'fail'}, required, fix`);
+    json.checks[blas] = 'blas: <this machine>, required, fix';
     expect(out).toMatchInlineSnapshot(`
       {
         "code": 9,
@@ -3165,7 +3271,7 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
             "git: pass, required",
             "cmake: fail, required, fix",
             "compiler: fail, required, fix",
-            "blas: pass, required, fix",
+            "blas: <this machine>, required, fix",
             "disk: pass, required, fix",
             "ninja: warn, optional, fix",
             "ccache: warn, optional, fix",
@@ -3647,8 +3753,44 @@ describe('export and bump through edits and a pin move', () => {
     project = makeExportProject(upstream.sha);
     checkout = path.join(project, '.work', 'mlx');
   });
+  // Each case starts from the state the case before it leaves (the stage of that name), made once.
+  const folders = () => [project, upstream.dir];
+  const fresh = stage(folders, () => undefined);
+  const exported = stage(folders, async () => {
+    await fresh();
+    expect((await run('apply')).code).toBe(0);
+    const out: Record<string, Outcome> = {};
+    out['no edits'] = await run('export');
+    edit(checkout, 'mlx/backend/metal/storage_view.cpp', (t) => t.replace('  return 0;', '  return 1;'));
+    out['--dry-run'] = await run('export', '--dry-run');
+    out['export'] = await run('export');
+    edit(checkout, 'mlx/backend/metal/storage_view.h', (t) =>
+      t.replace('  int size() const;', '  int size() const;\n  MetalStorageView copy() const;'),
+    );
+    out['ambiguous value'] = await run('export');
+    git(checkout, 'checkout', '--', 'mlx/backend/metal/storage_view.h');
+    return out;
+  });
+  const aborted = stage(folders, async () => {
+    await exported();
+    edit(upstream.dir, 'mlx/version.h', (t) => t.replace('MLX_VERSION_MINOR 32', 'MLX_VERSION_MINOR 33'));
+    edit(upstream.dir, 'mlx/backend/metal/no_metal.cpp', (t) =>
+      t.replace('without metal backend");\n}\n\n', 'without metal backend");\n}\n\nvoid reset_peak_memory() {}\n\n'),
+    );
+    git(upstream.dir, 'commit', '--quiet', '-am', 'upstream change');
+    target = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    const out: Record<string, Outcome> = {};
+    out['bump --to main'] = await run('bump', '--to', 'main');
+    out['status'] = await run('status');
+    out['apply'] = await run('apply');
+    out['bump --to main again'] = await run('bump', '--to', 'main');
+    out['bump --continue before export'] = await run('bump', '--continue');
+    out['bump --abort'] = await run('bump', '--abort');
+    return { out, target };
+  });
 
   it('usage errors (2), an invalid config (7), and export before apply (1, NOT_APPLIED)', async () => {
+    await fresh();
     const broken = makeExportProject(upstream.sha);
     editConfig(broken, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = 'abc'));
     const rows = {
@@ -3726,18 +3868,7 @@ describe('export and bump through edits and a pin move', () => {
   });
 
   it('export: nothing to export (0); --dry-run with edits (0, would-export); export (0, exported); an edit it cannot place (1, EXPORT_REFUSED)', async () => {
-    expect((await run('apply')).code).toBe(0);
-    const out: Record<string, Outcome> = {};
-    out['no edits'] = await run('export');
-    edit(checkout, 'mlx/backend/metal/storage_view.cpp', (t) => t.replace('  return 0;', '  return 1;'));
-    out['--dry-run'] = await run('export', '--dry-run');
-    out['export'] = await run('export');
-    edit(checkout, 'mlx/backend/metal/storage_view.h', (t) =>
-      t.replace('  int size() const;', '  int size() const;\n  MetalStorageView copy() const;'),
-    );
-    out['ambiguous value'] = await run('export');
-    git(checkout, 'checkout', '--', 'mlx/backend/metal/storage_view.h');
-    expect(out).toMatchInlineSnapshot(`
+    expect(await exported()).toMatchInlineSnapshot(`
       {
         "--dry-run": {
           "code": 0,
@@ -3854,19 +3985,7 @@ describe('export and bump through edits and a pin move', () => {
   });
 
   it('bump: a conflict (4, BUMP_CONFLICT) shows in status; apply and another bump wait (3); --abort (0, aborted)', async () => {
-    edit(upstream.dir, 'mlx/version.h', (t) => t.replace('MLX_VERSION_MINOR 32', 'MLX_VERSION_MINOR 33'));
-    edit(upstream.dir, 'mlx/backend/metal/no_metal.cpp', (t) =>
-      t.replace('without metal backend");\n}\n\n', 'without metal backend");\n}\n\nvoid reset_peak_memory() {}\n\n'),
-    );
-    git(upstream.dir, 'commit', '--quiet', '-am', 'upstream change');
-    target = git(upstream.dir, 'rev-parse', 'HEAD').trim();
-    const out: Record<string, Outcome> = {};
-    out['bump --to main'] = await run('bump', '--to', 'main');
-    out['status'] = await run('status');
-    out['apply'] = await run('apply');
-    out['bump --to main again'] = await run('bump', '--to', 'main');
-    out['bump --continue before export'] = await run('bump', '--continue');
-    out['bump --abort'] = await run('bump', '--abort');
+    const { out } = await aborted();
     expect(out).toMatchInlineSnapshot(`
       {
         "apply": {
@@ -4052,6 +4171,7 @@ describe('export and bump through edits and a pin move', () => {
   });
 
   it('bump: after resolving, export (0, exported, bump) and --continue (0, continued); a bump to the pinned commit (0, already-pinned); an unknown ref (5)', async () => {
+    target = (await aborted()).target;
     expect((await run('bump', '--to', 'main')).code).toBe(4);
     const worktree = path.join(project, '.work', 'bump', 'mlx');
     edit(worktree, 'mlx/backend/metal/no_metal.cpp', (t) =>

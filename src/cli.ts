@@ -9,9 +9,37 @@ import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './cor
 import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { ProcessError } from './adapters/process-error.js';
-import { commands } from './cli/index.js';
-import type { Handler } from './cli/spec.js';
-import type { GlobalOptions } from './commands/context.js';
+import { applyCommand } from './commands/apply.js';
+import { bumpCommand } from './commands/bump.js';
+import { checkMetalCommand } from './commands/check-metal.js';
+import { checkCommand } from './commands/check.js';
+import { cleanCommand } from './commands/clean.js';
+import { doctorCommand } from './commands/doctor.js';
+import { exportCommand } from './commands/export.js';
+import { formatCommand } from './commands/format.js';
+import { prCommand } from './commands/pr.js';
+import { resetCommand } from './commands/reset.js';
+import type { CommandSpec, GlobalOptions, Handler } from './commands/spec.js';
+import { statusCommand } from './commands/status.js';
+import { testCommand } from './commands/test.js';
+import { verifyCommand } from './commands/verify.js';
+
+/** Every command, in the order --help lists them. */
+export const commands: CommandSpec[] = [
+  applyCommand,
+  statusCommand,
+  resetCommand,
+  testCommand,
+  doctorCommand,
+  formatCommand,
+  checkMetalCommand,
+  verifyCommand,
+  prCommand,
+  cleanCommand,
+  checkCommand,
+  exportCommand,
+  bumpCommand,
+];
 
 export interface Io {
   argv: string[];
@@ -22,6 +50,8 @@ export interface Io {
   stderr: NodeJS.WritableStream;
   /** Aborted on Ctrl-C (bin/ turns SIGINT into this). */
   signal?: AbortSignal;
+  /** The platform the tool runs on; default: this process's. */
+  platform?: NodeJS.Platform;
 }
 
 // The ESM build of yargs wraps help text after a fixed number of characters, in the middle of
@@ -118,9 +148,9 @@ export async function main(io: Io): Promise<number> {
   if (misplaced) return usageFailure(io, misplaced);
   let outcome: Promise<number> | undefined;
   // The global options are declared on the parser, so every command's arguments carry them: one cast, here.
-  const run = (name: string, load: () => Promise<Handler>) => (args: ArgumentsCamelCase) => {
+  const run = (name: string, handler: Handler) => (args: ArgumentsCamelCase) => {
     const repeated = repeatedOption(parser, args);
-    outcome = repeated ? Promise.resolve(usageFailure(io, repeated)) : execute(name, load, args as GlobalArgs, io);
+    outcome = repeated ? Promise.resolve(usageFailure(io, repeated)) : execute(name, handler, args as GlobalArgs, io);
   };
 
   let parser: Argv = withGlobalOptions(
@@ -130,7 +160,7 @@ export async function main(io: Io): Promise<number> {
       .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.'),
   );
   for (const spec of commands)
-    parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.load));
+    parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.run));
   // The [type] [default] column is glued to the description when the description fills its
   // column exactly (cliui), so it is left out; descriptions state the defaults that matter.
   // yargs 17 has usageConfiguration; its type declarations do not.
@@ -163,22 +193,17 @@ export async function main(io: Io): Promise<number> {
   return outcome ? await outcome : ExitCode.ok;
 }
 
-async function execute(name: string, load: () => Promise<Handler>, args: GlobalArgs, io: Io): Promise<number> {
-  const json = args.json === true;
+async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io): Promise<number> {
+  const { json, verbose } = args;
   const options: GlobalOptions & Record<string, unknown> = {
     ...args,
     cwd: io.cwd,
     env: io.env,
-    project: args.project,
-    workdir: args.workdir,
-    mlxRepo: args.mlxRepo,
-    json,
-    verbose: args.verbose === true,
-    logger: createLogger({ verbose: args.verbose === true, stream: io.stderr }),
+    platform: io.platform ?? process.platform,
+    logger: createLogger({ verbose, stream: io.stderr }),
   };
   watchInterrupts(io.signal);
   try {
-    const handler = await load();
     const result = await handler(options);
     // After Ctrl-C the result is not reported as a success, even when the work got done.
     if (io.signal?.aborted) throw new InterruptedError({ finished: true });

@@ -1,17 +1,36 @@
 import type { ApplyPlan } from '../core/plan.js';
-import { applySeries, type ApplyData, type ApplySeriesOptions } from '../ops/apply.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { ApplyData } from '../ops/apply.js';
+import { defineCommand } from './spec.js';
 
-export type { ApplyData, ApplyStatus } from '../ops/apply.js';
-
-export interface ApplyOptions extends GlobalOptions, ApplySeriesOptions {}
-
-export async function apply(options: ApplyOptions): Promise<CommandResult<ApplyData>> {
-  const ctx = await loadContext(options);
-  const data = await applySeries(ctx, options);
-  const { plan } = await ctx.project();
-  return { data, lines: applyLines(data, plan, ctx.source.display, ctx.config.upstream.version) };
-}
+export const applyCommand = defineCommand({
+  name: 'apply',
+  describe: 'Fetch MLX at the pinned commit and apply templates/ and patches/',
+  builder: (y) =>
+    y
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Show what would change; write nothing' })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'Save uncommitted edits (stash + backup ref) and apply anyway',
+      })
+      .option('3way', {
+        type: 'boolean',
+        default: false,
+        describe: 'Fall back to a three-way merge when a patch does not apply exactly',
+      })
+      .example('$0 apply --mlx-repo ~/src/mlx', 'apply using a local MLX clone, no network')
+      .example('$0 apply --dry-run --json', 'list what would change as JSON'),
+  run: async (o) => {
+    const [{ loadContext }, { applySeries }] = await Promise.all([
+      import('../ops/context.js'),
+      import('../ops/apply.js'),
+    ]);
+    const ctx = await loadContext(o);
+    const data = await applySeries(ctx, { dryRun: o.dryRun, force: o.force, threeWay: o['3way'] });
+    const { plan } = await ctx.project();
+    return { data, lines: applyLines(data, plan, ctx.source.display, ctx.config.upstream.version) };
+  },
+});
 
 function applyLines(data: ApplyData, plan: ApplyPlan, source: string, version: string): string[] {
   switch (data.status) {

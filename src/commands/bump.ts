@@ -1,19 +1,51 @@
 import { UserError } from '../core/errors.js';
-import { abortBump, bumpTo, continueBump, type BumpData } from '../ops/bump.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { BumpData } from '../ops/bump.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
-export type { BumpData } from '../ops/bump.js';
-
-export interface BumpOptions extends GlobalOptions {
+interface BumpOptions extends GlobalOptions {
   to?: string | undefined;
-  continue?: boolean | undefined;
-  abort?: boolean | undefined;
+  continue: boolean;
+  abort: boolean;
 }
 
-export async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
+export const bumpCommand = defineCommand({
+  name: 'bump',
+  describe:
+    'Move the pin to a newer MLX commit and the series with it (--to), then --continue or --abort after a conflict',
+  builder: (y) =>
+    y
+      .option('to', {
+        type: 'string',
+        describe: 'The MLX commit, tag or branch to move to (fetched from the MLX source)',
+      })
+      .option('continue', {
+        type: 'boolean',
+        default: false,
+        describe: 'Finish a bump that stopped on a conflict, after the conflicts were resolved and exported',
+      })
+      .option('abort', {
+        type: 'boolean',
+        default: false,
+        describe: 'Give up a bump: put the config, templates/, patches/ and the checkout back as they were',
+      })
+      .example('$0 bump --to v0.33.0', 'move to a release tag')
+      .example('$0 bump --continue', 'after `export` took the resolved conflicts')
+      .epilog(
+        "Each patch is merged onto the new commit three-way (the old pin's files are the base). On success the config gets the new commit " +
+          "and the version from MLX's mlx/version.h, the patches are regenerated against the new commit and the checkout is applied again. " +
+          'On a conflict (exit 4) the series is left with conflict markers in <workdir>/bump/mlx: resolve them there, run `export`, then `bump --continue`.',
+      ),
+  run: (o) => bump(o),
+});
+
+async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
+  const [{ loadContext }, { abortBump, bumpTo, continueBump }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/bump.js'),
+  ]);
   const ctx = await loadContext(options);
   const ref = options.to?.trim();
-  if ([ref !== undefined, options.continue === true, options.abort === true].filter(Boolean).length !== 1 || ref === '')
+  if ([ref !== undefined, options.continue, options.abort].filter(Boolean).length !== 1 || ref === '')
     throw new UserError('USAGE', 'bump needs exactly one of --to <ref>, --continue and --abort.', {
       hint: 'For example `mlx-storage-pr bump --to v0.33.0`, or `mlx-storage-pr bump --continue` after a conflict.',
     });

@@ -1,9 +1,43 @@
 import { ExitCode } from '../core/errors.js';
 import { LANE_BLIND_SPOTS } from '../core/metal-typecheck.js';
-import { typeCheckPr, typeCheckSelfTest, type LaneOptions, type LaneResult } from '../ops/metal-typecheck.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { LaneOptions, LaneResult } from '../ops/metal-typecheck.js';
+import { includeOption, jobsOption } from './options.js';
+import { defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
-export interface CheckMetalOptions extends GlobalOptions {
+export const checkMetalCommand = defineCommand({
+  name: 'check-metal',
+  describe: "Type-check the PR's Metal-only C++ on any OS (clang >= 19 + libc++, Apple's metal-cpp 26, shim headers)",
+  builder: (y) =>
+    includeOption(
+      jobsOption(
+        y.option('metal-cpp', {
+          type: 'string',
+          describe:
+            "Apple's metal-cpp 26: a folder with Metal/Metal.hpp or the zip (default: the archive MLX's CMake downloads, cached in the workdir)",
+        }),
+      ),
+    )
+      .option('self-test', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Prove the lane: all of MLX's mlx/backend/metal/*.cpp at the pinned commit must pass and shims/selftest/broken.cpp must fail",
+      })
+      .example('$0 check-metal --metal-cpp ~/Downloads/metal-cpp', 'type-check the PR TUs in the applied checkout')
+      .example('$0 check-metal --self-test --jobs 2', 'check that the lane itself is sound')
+      .epilog(
+        "Runs `clang++ -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks` with the flags MLX's CMake gives Metal TUs, metal-cpp and shims/include " +
+          '(stand-ins for the Apple system headers metal-cpp includes) over variables.source_path and variables.metal_test_file. ' +
+          'Needs clang >= 19 and libc++ >= 19 (Debian/Ubuntu: sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev; CLANGXX picks the compiler, and then only that one is used), ' +
+          "and fmt/doctest headers (libfmt-dev, doctest-dev, or --include). On macOS Xcode's clang and the SDK headers are used instead of the shims.\n\n" +
+          'Blind spots: uint64_t is unsigned long on Linux but unsigned long long on macOS, so overloads and format strings that clash on one platform only ' +
+          'are not caught; there is no link step (undefined symbols, missing Objective-C classes or selectors); the target is x86_64 Linux, so ' +
+          'availability of macOS 26-only APIs and Metal shading language are not checked. See shims/README.md.',
+      ),
+  run: (o) => checkMetal({ ...o, jobs: parseJobs(o.jobs) }),
+});
+
+interface CheckMetalOptions extends GlobalOptions {
   metalCpp?: string | undefined;
   jobs?: number | undefined;
   include?: string[] | undefined;
@@ -19,7 +53,11 @@ export interface CheckMetalData extends Omit<LaneResult, 'summary'> {
   code?: 'CHECK_FAILED';
 }
 
-export async function checkMetal(options: CheckMetalOptions): Promise<CommandResult<CheckMetalData>> {
+async function checkMetal(options: CheckMetalOptions): Promise<CommandResult<CheckMetalData>> {
+  const [{ loadContext }, { typeCheckPr, typeCheckSelfTest }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/metal-typecheck.js'),
+  ]);
   const ctx = await loadContext(options);
   const lane: LaneOptions = { metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] };
   const result = options.selfTest ? await typeCheckSelfTest(ctx, lane) : await typeCheckPr(ctx, lane);

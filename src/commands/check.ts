@@ -1,12 +1,62 @@
 import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../core/check.js';
 import { UserError } from '../core/errors.js';
-import { checkAgainst } from '../ops/check.js';
-import { verifyDepsDir } from '../ops/offline.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import { buildOptions, jobsOption } from './options.js';
+import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
-export type { CheckData } from '../core/check.js';
+export const checkCommand = defineCommand({
+  name: 'check',
+  describe:
+    'Drift check: apply the series to other MLX commits (branches, tags, commit ids) and report each template and patch; --build also tests them',
+  builder: (y) =>
+    jobsOption(
+      buildOptions(
+        y
+          .option('against', {
+            type: 'string',
+            array: true,
+            demandOption: true,
+            describe:
+              'MLX branches, tags or commit ids to apply the series to (fetched from the MLX source when missing)',
+          })
+          .option('build', {
+            type: 'boolean',
+            default: false,
+            describe:
+              'On each commit the series applies to, build and run the suite as `test` does, against that commit (the build options need it)',
+          })
+          .option('tests', { type: 'string', describe: 'With --build: doctest filter, as for `test`' }),
+      ).option('metal-twin', {
+        type: 'boolean',
+        default: false,
+        describe: 'With --build: also run the Metal-only cases on the host twin, as `test --metal-twin`',
+      }),
+      'Commits to check at once (default: the number of CPUs)',
+    )
+      .option('markdown', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print the report as Markdown (for a CI job summary) instead of plain lines',
+      })
+      .example('$0 check --against main v0.32.0', "upstream's default branch and a release")
+      .example('$0 check --against main --markdown >> "$GITHUB_STEP_SUMMARY"', 'the report in a GitHub job summary')
+      .example('$0 check --against main --build --offline', 'also build and run the suite on it')
+      .epilog(
+        'Each template and patch is clean, three-way (applies only with a three-way merge), already-upstream or conflict; ' +
+          'each reason names the file and hunk, and says upstream_changed (upstream changed the file: it differs from the pinned commit) or ' +
+          'patch_changed (the file is as at the pinned commit: the patch itself does not apply). The checkout in the workdir is never ' +
+          'touched: the commits are fetched (depth 1) into <workdir>/check/. Exit 4 when a patch does not apply to some commit, even ' +
+          'with a three-way merge; with --build, 8 when tests fail; 0 otherwise.',
+      ),
+  run: (o) =>
+    check({
+      ...o,
+      against: (o.against ?? []).map(String),
+      cmakeArgs: afterDashes(o),
+      jobs: parseJobs(o.jobs),
+    }),
+});
 
-export interface CheckCommandOptions extends GlobalOptions {
+interface CheckCommandOptions extends GlobalOptions {
   against: string[];
   build: boolean;
   tests?: string | undefined;
@@ -19,7 +69,7 @@ export interface CheckCommandOptions extends GlobalOptions {
   markdown: boolean;
 }
 
-export async function check(options: CheckCommandOptions): Promise<CommandResult<CheckData>> {
+async function check(options: CheckCommandOptions): Promise<CommandResult<CheckData>> {
   const buildOnly = [
     options.tests !== undefined && '--tests',
     options.debug && '--debug',
@@ -33,6 +83,11 @@ export async function check(options: CheckCommandOptions): Promise<CommandResult
       hint: 'Add --build to build and test each commit, or leave them out.',
     });
   }
+  const [{ loadContext }, { verifyDepsDir }, { checkAgainst }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/offline.js'),
+    import('../ops/check.js'),
+  ]);
   if (options.build) verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const data = await checkAgainst(ctx, {

@@ -1,11 +1,31 @@
 import { formatBytes, type WorkdirItem } from '../core/clean.js';
-import { cleanWorkdir, type MeasuredItem } from '../ops/clean.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { MeasuredItem } from '../ops/clean.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
-export interface CleanOptions extends GlobalOptions {
-  all?: boolean | undefined;
-  dryRun?: boolean | undefined;
+interface CleanOptions extends GlobalOptions {
+  all: boolean;
+  dryRun: boolean;
 }
+
+export const cleanCommand = defineCommand({
+  name: 'clean',
+  describe: 'Remove build folders, baselines and other regenerable files from the workdir (--all: also the checkout)',
+  builder: (y) =>
+    y
+      .option('all', {
+        type: 'boolean',
+        default: false,
+        describe: 'Also remove the MLX checkout and downloads (refused while the checkout holds your work)',
+      })
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'List what would be removed, with sizes; remove nothing',
+      })
+      .example('$0 clean --dry-run', 'see what takes the space')
+      .example('$0 clean --all', 'start over from an empty workdir'),
+  run: (o) => clean(o),
+});
 
 export interface CleanData {
   command: 'clean';
@@ -19,10 +39,13 @@ export interface CleanData {
 }
 
 /** `clean`: see `cleanWorkdir`. */
-export async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
+async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
+  const [{ loadContext }, { cleanWorkdir }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/clean.js'),
+  ]);
   const ctx = await loadContext(options);
-  const all = options.all ?? false;
-  const dryRun = options.dryRun ?? false;
+  const { all, dryRun } = options;
   const outcome = await cleanWorkdir(ctx, { all, dryRun });
   const data: CleanData = {
     command: 'clean',

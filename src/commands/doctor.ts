@@ -10,9 +10,7 @@ import {
 } from '../core/doctor.js';
 import type { CheckResult } from '../core/checks.js';
 import { ExitCode, UserError } from '../core/errors.js';
-import { machineChecks } from '../ops/readiness.js';
-import { verifyDepsDir } from '../ops/offline.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 export interface DoctorOptions extends GlobalOptions {
   /** The commands to check the machine for; none means all. */
@@ -30,7 +28,42 @@ export interface DoctorData {
   checks: CheckResult[];
 }
 
-export async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
+export const doctorCommand = defineCommand({
+  name: 'doctor [commands..]',
+  describe:
+    'Check that the machine has what each command needs (all commands, or the ones named); exit 9 when one is not ready',
+  builder: (y) =>
+    y
+      .positional('commands', {
+        type: 'string',
+        array: true,
+        describe:
+          'apply, test, format, check-metal, verify (status, reset, check, export, bump need what apply needs; pr what verify needs); none: all',
+      })
+      .option('offline', {
+        type: 'boolean',
+        default: false,
+        describe: 'Require the local dependencies that test --offline needs',
+      })
+      .option('deps-dir', {
+        type: 'string',
+        describe: 'Folder with local copies of dependencies, as for test; implies --offline',
+      })
+      .example('$0 doctor', 'what every command needs, and which commands are ready')
+      .example('$0 doctor test --offline', 'exit 0 only when test --offline can run here')
+      .epilog(
+        'Each check is listed under the first named command that needs it: ok, FAIL (the command cannot run without it) or opt (the command runs without it, ' +
+          'and the line says what it then does). Exit 0 when every named command is ready, 9 when one is not.',
+      ),
+  run: (o) => doctor({ ...o, commands: (o.commands ?? []).map(String) }),
+});
+
+async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
+  const [{ loadContext }, { machineChecks }, { verifyDepsDir }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/readiness.js'),
+    import('../ops/offline.js'),
+  ]);
   const { commands, unknown } = askedCommands(options.commands ?? []);
   if (unknown.length) {
     throw new UserError('USAGE', `doctor: no command named ${unknown.map((u) => `"${u}"`).join(', ')}.`, {

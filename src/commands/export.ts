@@ -1,12 +1,37 @@
-import { exportEdits, type ExportData, type NotExportedReason } from '../ops/export.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { ExportData, NotExportedReason } from '../ops/export.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
-export type { ExportData } from '../ops/export.js';
-
-export interface ExportOptions extends GlobalOptions {
-  dryRun?: boolean | undefined;
-  includeNew?: boolean | undefined;
+interface ExportOptions extends GlobalOptions {
+  dryRun: boolean;
+  includeNew: boolean;
 }
+
+export const exportCommand = defineCommand({
+  name: 'export',
+  describe: 'Write the edits made in the MLX checkout back into templates/ and patches/',
+  builder: (y) =>
+    y
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print the diff of templates/ and patches/ that export would write; write nothing',
+      })
+      .option('include-new', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Also take new files (into templates/) and edits to MLX files no patch changes (into a new patch at the end of the series)',
+      })
+      .example('$0 export --dry-run', 'show what export would write')
+      .example('$0 export --include-new --json', 'export everything, new files included')
+      .epilog(
+        'Takes uncommitted edits and commits on top of the series commit. Files made from templates go back into templates/ ' +
+          'with their {{placeholders}}; edits to MLX files regenerate the patch that changes them with `git diff` against the pinned commit. ' +
+          'Refuses, writing nothing, when a value of a variable appears ambiguously or an edit cannot be placed in one patch. ' +
+          'During a bump it reads the bump worktree and writes the series against the new commit.',
+      ),
+  run: (o) => exportEditsCommand(o),
+});
 
 const reasonText: Record<NotExportedReason, string> = {
   'new-file': 'new file (add it with --include-new)',
@@ -14,7 +39,11 @@ const reasonText: Record<NotExportedReason, string> = {
   deleted: 'deleted MLX file (export never deletes MLX files)',
 };
 
-export async function exportCommand(options: ExportOptions): Promise<CommandResult<ExportData>> {
+async function exportEditsCommand(options: ExportOptions): Promise<CommandResult<ExportData>> {
+  const [{ loadContext }, { exportEdits }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/export.js'),
+  ]);
   const data = await exportEdits(await loadContext(options), options);
   const lines: string[] = [];
   if (data.status === 'would-export' && data.diff) lines.push(data.diff.trimEnd());

@@ -1,11 +1,32 @@
 import { ExitCode } from '../core/errors.js';
-import { versionProblems } from '../ops/format-checks.js';
-import { formatSeries, type FormatFinding, type FormatReport } from '../ops/format.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { FormatFinding, FormatReport } from '../ops/format.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
-export interface FormatOptions extends GlobalOptions {
-  fix?: boolean | undefined;
+interface FormatOptions extends GlobalOptions {
+  fix: boolean;
 }
+
+export const formatCommand = defineCommand({
+  name: 'format',
+  describe:
+    "Check the PR's C++ with clang-format 21.1.8 and its CMake with cmake-format 0.6.13, as MLX's pre-commit does",
+  builder: (y) =>
+    y
+      .option('fix', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'Write the formatting into templates/ and patches/ (placeholders kept, only the lines a patch adds), then apply again',
+      })
+      .example('$0 format', 'print a diff of what clang-format and cmake-format would change')
+      .example('$0 format --fix', 'fix templates/ and patches/ and refresh the checkout')
+      .epilog(
+        'New files are formatted whole; patched MLX files only on the lines the patch adds (clang-format line ranges), ' +
+          "so MLX's own lines are never reformatted. Style comes from the checkout's .clang-format files at the pinned commit. " +
+          'CMake files need cmake-format 0.6.13 on PATH (pip install cmakelang==0.6.13) or uvx/pipx; without it they are reported as not checked.',
+      ),
+  run: (o) => format(o),
+});
 
 export interface FormatData extends FormatReport {
   command: 'format';
@@ -30,7 +51,12 @@ function findingLine(f: FormatFinding): string {
   }
 }
 
-export async function format(options: FormatOptions): Promise<CommandResult<FormatData>> {
+async function format(options: FormatOptions): Promise<CommandResult<FormatData>> {
+  const [{ loadContext }, { versionProblems }, { formatSeries }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/format-checks.js'),
+    import('../ops/format.js'),
+  ]);
   const ctx = await loadContext(options);
   const { run, fixed } = await formatSeries(ctx, { fix: options.fix });
   const { report } = run;

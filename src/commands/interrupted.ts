@@ -6,7 +6,8 @@ import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
 import { UserError } from '../core/errors.js';
 import type { WorkdirLayout } from '../core/workdir.js';
 import { classifyHead } from '../ops/state.js';
-import { loadContext, type GlobalOptions } from './context.js';
+import { loadContext } from '../ops/context.js';
+import type { GlobalOptions } from './spec.js';
 
 export type CheckoutState =
   'no-checkout' | 'no-files' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';

@@ -1,16 +1,101 @@
 import { UserError } from '../core/errors.js';
-import { verifyDepsDir } from '../ops/offline.js';
-import { refreshPullRequest, type PrData, type PrOptions } from '../ops/pr.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import { withUpstreamCi } from '../core/upstream-ci.js';
+import { SKIP_NAMES } from '../core/verify-skip.js';
+import type { PrData, PrOptions } from '../ops/pr.js';
+import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
+import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
-export type { PrData } from '../ops/pr.js';
-
-export interface PrCommandOptions extends GlobalOptions, Omit<PrOptions, 'fork'> {
+interface PrCommandOptions extends GlobalOptions, Omit<PrOptions, 'fork'> {
   push: boolean;
   fork?: string | undefined;
 }
 
-export async function pr(options: PrCommandOptions): Promise<CommandResult<PrData>> {
+export const prCommand = defineCommand({
+  name: 'pr',
+  describe:
+    "Push the PR's commit (your message and identity on the applied series) to your fork, after verify's checks; --open creates or updates the pull request",
+  builder: (y) =>
+    metalOptions(
+      upstreamCiOption(
+        buildOptions(
+          y
+            .option('push', {
+              type: 'boolean',
+              default: false,
+              describe: 'Push the branch to your fork (nothing is pushed without it)',
+            })
+            .option('fork', {
+              type: 'string',
+              describe: 'Your fork: a URL, a local path or a remote of the checkout (never the upstream repository)',
+            })
+            .option('branch', { type: 'string', describe: 'Branch on the fork (default: "branch" in the config)' })
+            .option('dry-run', {
+              type: 'boolean',
+              default: false,
+              describe: 'Run the checks and compare with the fork; push and send nothing',
+            })
+            .option('force', {
+              type: 'boolean',
+              default: false,
+              describe:
+                'Replace a branch that holds commits the tool did not push; its tip is first kept under a backup ref on the fork',
+            })
+            .option('skip-checks', {
+              type: 'boolean',
+              default: false,
+              describe: "Push without running verify's checks (a warning says so)",
+            })
+            .option('skip', {
+              type: 'string',
+              array: true,
+              choices: SKIP_NAMES,
+              describe: "Leave out some of verify's checks, as verify --skip",
+            })
+            .option('open', {
+              type: 'boolean',
+              default: false,
+              describe: 'Also create or update the pull request through the GitHub API (needs --push and a token)',
+            })
+            .option('draft', {
+              type: 'boolean',
+              default: true,
+              describe: 'Create the pull request as a draft (the default; --no-draft: ready for review)',
+            })
+            .option('fork-owner', {
+              type: 'string',
+              describe:
+                "The fork owner's GitHub login, when the fork's URL does not say it (the PR's head is <owner>:<branch>)",
+            })
+            .option('api-url', {
+              type: 'string',
+              describe: 'GitHub API base URL (env GITHUB_API_URL; default https://api.github.com)',
+            }),
+        ),
+      ),
+    )
+      .example(
+        '$0 pr --push --fork fork --dry-run',
+        'with a remote "fork" in the checkout: check and compare, push nothing',
+      )
+      .example('$0 pr --push --fork fork --offline', 'refresh the branch; build checks without network')
+      .example('$0 pr --push --fork fork --open', 'and create or update the draft pull request (token in GH_TOKEN)')
+      .epilog(
+        'The commit: the applied tree on the pinned commit, message pr/commit-message.txt verbatim, author and committer from ' +
+          'GIT_AUTHOR_*/GIT_COMMITTER_* or git config. The fork keeps the id pushed last in refs/mlx-storage-pr/pushed/<branch>; a branch ' +
+          'that holds anything else is refused (commits named) unless --force. The token comes from GH_TOKEN or GITHUB_TOKEN and reaches ' +
+          "git through the environment only. By default verify's checks must pass first; the build checks use the saved results of `test` " +
+          'and verify for this series when there are any.',
+      ),
+  run: (o) =>
+    pr({
+      ...o,
+      skip: o.skip,
+      jobs: parseJobs(o.jobs),
+      ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
+    }),
+});
+
+async function pr(options: PrCommandOptions): Promise<CommandResult<PrData>> {
   // Every push is the user's explicit act: the flag, and the fork named.
   if (!options.push)
     throw new UserError('USAGE', 'pr pushes only when asked: add --push (and --fork <url|remote>).', {
@@ -24,6 +109,11 @@ export async function pr(options: PrCommandOptions): Promise<CommandResult<PrDat
         hint: 'For example --fork https://github.com/<you>/mlx.git. The upstream repository is never a target.',
       },
     );
+  const [{ loadContext }, { verifyDepsDir }, { refreshPullRequest }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/offline.js'),
+    import('../ops/pr.js'),
+  ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const data = await refreshPullRequest(ctx, { ...options, fork: options.fork });

@@ -1,8 +1,5 @@
-import { uninterruptible } from '../adapters/interrupt.js';
-import { withLock } from '../adapters/lock.js';
-import { ensureCheckout } from '../ops/checkout.js';
-import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../ops/state.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { SavedWork } from '../ops/state.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 export interface ResetData {
   command: 'reset';
@@ -12,8 +9,28 @@ export interface ResetData {
   saved?: SavedWork;
 }
 
+export const resetCommand = defineCommand({
+  name: 'reset',
+  describe: 'Put the checkout back on the clean pinned commit (saves your changes first)',
+  builder: (y) => y,
+  run: reset,
+});
+
 /** Puts the checkout back on the clean pinned commit, saving the user's work first. */
-export async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> {
+async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> {
+  const [
+    { loadContext },
+    { uninterruptible },
+    { withLock },
+    { ensureCheckout },
+    { saveUserWork, savedWorkLines, verifyNoUnmerged },
+  ] = await Promise.all([
+    import('../ops/context.js'),
+    import('../adapters/interrupt.js'),
+    import('../adapters/lock.js'),
+    import('../ops/checkout.js'),
+    import('../ops/state.js'),
+  ]);
   const ctx = await loadContext(options);
   const pinned = ctx.config.upstream.commit;
   const base = { command: 'reset' as const, checkout: ctx.layout.checkout, pinned };

@@ -1,14 +1,21 @@
-import { checkoutStatus, type ApplyState, type StatusData } from '../ops/status.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import type { ApplyState, StatusData } from '../ops/status.js';
+import { defineCommand } from './spec.js';
 
-export type { ApplyState, StatusData } from '../ops/status.js';
-
-export async function status(options: GlobalOptions): Promise<CommandResult<StatusData>> {
-  const data = await checkoutStatus(await loadContext(options));
-  if (data.state === 'no-checkout')
-    return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
-  return { data, lines: statusLines(data, options.workdir ? ` --workdir ${options.workdir}` : '') };
-}
+export const statusCommand = defineCommand({
+  name: 'status',
+  describe: 'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
+  builder: (y) => y.example('$0 status --json', 'machine-readable state'),
+  run: async (o) => {
+    const [{ loadContext }, { checkoutStatus }] = await Promise.all([
+      import('../ops/context.js'),
+      import('../ops/status.js'),
+    ]);
+    const data = await checkoutStatus(await loadContext(o));
+    if (data.state === 'no-checkout')
+      return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
+    return { data, lines: statusLines(data, o.workdir ? ` --workdir ${o.workdir}` : '') };
+  },
+});
 
 const stateText: Record<ApplyState, string> = {
   'no-checkout': 'no checkout',

@@ -1,25 +1,78 @@
 import path from 'node:path';
 
 import { ExitCode } from '../core/errors.js';
-import type { ClassifiedCase } from '../core/baseline.js';
-import { verifyDepsDir } from '../ops/offline.js';
-import { LOCAL_EDITS_NOTE, runSuite, type SuiteOptions, type TestData } from '../ops/suite.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../core/baseline.js';
+import { withUpstreamCi } from '../core/upstream-ci.js';
+import type { TestData } from '../ops/suite.js';
+import { buildOptions, upstreamCiOption } from './options.js';
+import { afterDashes, defineCommand } from './spec.js';
 
-export type { TestData } from '../ops/suite.js';
-
-export interface TestOptions extends GlobalOptions, SuiteOptions {}
-
-export async function test(options: TestOptions): Promise<CommandResult<TestData>> {
-  verifyDepsDir(options.cwd, options.depsDir);
-  const ctx = await loadContext(options);
-  const result = await runSuite(ctx, options);
-  return {
-    data: result.data,
-    lines: testLines(result.data),
-    exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok,
-  };
-}
+export const testCommand = defineCommand({
+  name: 'test',
+  describe:
+    'Build the applied MLX with CMake, run its C++ suite and compare with the unpatched baseline (extra CMake arguments after --)',
+  builder: (y) =>
+    upstreamCiOption(
+      buildOptions(
+        y.option('tests', {
+          type: 'string',
+          describe: 'doctest filter: run only matching test cases (e.g. "*metal storage*")',
+        }),
+      ),
+    )
+      .option('metal-twin', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Also run the Metal-only cases on Linux against the host twin of metal-cpp (twin/): the PR's logic, not Metal itself",
+      })
+      .option('suite', {
+        type: 'boolean',
+        default: true,
+        describe: 'Run the normal suite (the default; --no-suite with --metal-twin runs the twin alone)',
+      })
+      .check((argv) => {
+        if (!argv.suite && !argv.metalTwin)
+          throw new Error('--no-suite needs --metal-twin: without it there is nothing to run.');
+        return true;
+      })
+      .option('baseline', {
+        type: 'boolean',
+        default: true,
+        describe: 'Compare with the unpatched pinned tree (the default; --no-baseline: every failure counts)',
+      })
+      .example('$0 test --offline', 'build and run the whole suite from system packages')
+      .example('$0 test --tests "*storage*"', 'the quick loop on the new cases')
+      .example('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone')
+      .example(
+        '$0 test --offline --upstream-ci',
+        "MLX's Linux CI leg: -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, Debug",
+      )
+      .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
+  run: async (o) => {
+    const [{ loadContext }, { verifyDepsDir }, { runSuite }] = await Promise.all([
+      import('../ops/context.js'),
+      import('../ops/offline.js'),
+      import('../ops/suite.js'),
+    ]);
+    verifyDepsDir(o.cwd, o.depsDir);
+    const ctx = await loadContext(o);
+    const result = await runSuite(ctx, {
+      tests: o.tests,
+      offline: o.offline,
+      depsDir: o.depsDir,
+      baseline: o.baseline,
+      metalTwin: o.metalTwin,
+      suite: o.suite,
+      ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
+    });
+    return {
+      data: result.data,
+      lines: testLines(result.data),
+      exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok,
+    };
+  },
+});
 
 const order: Array<ClassifiedCase['classification']> = [
   'new-failure',

@@ -1,10 +1,12 @@
 import { formatChecks, type CheckResult } from '../core/checks.js';
 import { ExitCode } from '../core/errors.js';
-import { verifyDepsDir } from '../ops/offline.js';
-import { verifyChecks, type VerifyChecksOptions } from '../ops/verify.js';
-import { loadContext, type CommandResult, type GlobalOptions } from './context.js';
+import { withUpstreamCi } from '../core/upstream-ci.js';
+import { SKIP_NAMES } from '../core/verify-skip.js';
+import type { VerifyChecksOptions } from '../ops/verify.js';
+import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
+import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
-export interface VerifyOptions extends GlobalOptions, VerifyChecksOptions {}
+interface VerifyOptions extends GlobalOptions, VerifyChecksOptions {}
 
 export interface VerifyData {
   command: 'verify';
@@ -14,7 +16,45 @@ export interface VerifyData {
   skipped: string[];
 }
 
-export async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
+export const verifyCommand = defineCommand({
+  name: 'verify',
+  describe: 'Report every upstream-readiness check: formatting, Metal type-check, PR policy, build and tests',
+  builder: (y) =>
+    upstreamCiOption(buildOptions(metalOptions(y)))
+      .option('skip', {
+        type: 'string',
+        array: true,
+        choices: SKIP_NAMES,
+        describe:
+          'Leave out checks: a group (format, metal-typecheck, pr-text, build) or one check id; listed in the report',
+      })
+      .example('$0 verify', 'one report of every check')
+      .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')
+      .example('$0 verify --skip pr-text', 'every check but the PR text (a CI where nobody writes pr/)')
+      .epilog(
+        'Each check is ok, FAIL or n/c (not checked, with the reason). Exit 1 when a required check is not ok. ' +
+          'The Metal type-check is required when it runs or when --metal-cpp/--require-metal is given; when clang 19, libc++ 19 or metal-cpp ' +
+          'are missing otherwise, it is reported as not checked and does not fail verify. CMake formatting without cmake-format 0.6.13 is ' +
+          'not checked and does fail verify (pip install cmakelang==0.6.13). The PR text checks read pr/ (see pr/README.md). ' +
+          'The docs check builds each .rst page the PR adds or changes with Sphinx (dummy builder, minimal configuration) and fails on ' +
+          'warnings the pinned page does not have; without sphinx-build (SPHINXBUILD or PATH) it is not checked and fails verify ' +
+          '(sudo apt-get install python3-sphinx).',
+      ),
+  run: (o) =>
+    verify({
+      ...o,
+      jobs: parseJobs(o.jobs),
+      skip: o.skip,
+      ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
+    }),
+});
+
+async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
+  const [{ loadContext }, { verifyDepsDir }, { verifyChecks }] = await Promise.all([
+    import('../ops/context.js'),
+    import('../ops/offline.js'),
+    import('../ops/verify.js'),
+  ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const { ready, checks, skipped } = await verifyChecks(ctx, options);

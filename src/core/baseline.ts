@@ -72,3 +72,7 @@ export function summarize(cases: readonly ClassifiedCase[]): Summary {
 export function isBlocking(c: ClassifiedCase): boolean {
   return c.classification === 'new-failure' || c.classification === 'new-test-failed';
 }
+
+/** What `test` says when the checkout holds edits that are not in the series. */
+export const LOCAL_EDITS_NOTE =
+  'the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: `mlx-storage-pr export` writes them there)';

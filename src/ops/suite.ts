@@ -6,7 +6,14 @@ import { ifAbsent } from '../adapters/files.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { probe } from '../adapters/process.js';
-import { classify, isBlocking, summarize, type ClassifiedCase, type Summary } from '../core/baseline.js';
+import {
+  classify,
+  isBlocking,
+  LOCAL_EDITS_NOTE,
+  summarize,
+  type ClassifiedCase,
+  type Summary,
+} from '../core/baseline.js';
 import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
 import { closeCaseNames, type DoctestRun, type Failure } from '../core/doctest.js';
 import { UserError } from '../core/errors.js';
@@ -358,9 +365,6 @@ async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<U
     details: { filter, close },
   });
 }
-
-export const LOCAL_EDITS_NOTE =
-  'the checkout has edits that are not in templates/ or patches/ (this build includes them, but the PR is made from templates/ and patches/ only: `mlx-storage-pr export` writes them there)';
 
 export interface SuiteResult {
   data: TestData;

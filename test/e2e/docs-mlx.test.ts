@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { loadContext } from '../../src/commands/context.js';
+import { loadContext } from '../../src/ops/context.js';
 import { checkDocs } from '../../src/ops/docs.js';
 import { REPO_ROOT, runCli, tempDir } from '../support/repos.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
@@ -32,6 +32,7 @@ describe.skipIf(repo === null || !sphinx)(describeName(name), () => {
     expect(applied.code, applied.stderr).toBe(0);
     const env = { PATH: process.env['PATH'] };
     const ctx = await loadContext({
+      platform: process.platform,
       cwd: REPO_ROOT,
       env,
       workdir,

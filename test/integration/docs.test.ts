@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { loadContext } from '../../src/commands/context.js';
+import { loadContext } from '../../src/ops/context.js';
 import { VERIFY_CHECK_IDS, VERIFY_GROUPS } from '../../src/core/verify-skip.js';
 import { checkDocs } from '../../src/ops/docs.js';
 import { makeProject, makeUpstream, pathWith, runCli } from '../support/repos.js';
@@ -53,7 +53,15 @@ async function apply(): Promise<void> {
 }
 async function docs() {
   const env = { PATH: process.env['PATH'] };
-  return checkDocs(await loadContext({ cwd: project, env, logger: createLogger({ stream: new PassThrough() }) }), env);
+  return checkDocs(
+    await loadContext({
+      cwd: project,
+      env,
+      platform: process.platform,
+      logger: createLogger({ stream: new PassThrough() }),
+    }),
+    env,
+  );
 }
 const checkout = (file: string) => path.join(project, '.work', 'mlx', file);
 

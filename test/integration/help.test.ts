@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { commands } from '../../src/cli/index.js';
+import { commands } from '../../src/cli.js';
 import { REPO_ROOT, runCli } from '../support/repos.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).sort();

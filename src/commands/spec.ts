@@ -1,7 +1,30 @@
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 
-import type { CommandResult, GlobalOptions } from '../commands/context.js';
+import type { Logger } from '../adapters/log.js';
 import { UserError } from '../core/errors.js';
+
+/**
+ * Options every command gets from the entry point, process state included
+ * (cwd, env, platform): nothing below the commands reads process state.
+ */
+export interface GlobalOptions {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  platform: NodeJS.Platform;
+  project?: string | undefined;
+  workdir?: string | undefined;
+  mlxRepo?: string | undefined;
+  json?: boolean | undefined;
+  verbose?: boolean | undefined;
+  logger?: Logger | undefined;
+}
+
+/** What a command hands back to the entry point: data for --json and lines for people. */
+export interface CommandResult<T extends object = object> {
+  data: T;
+  lines: string[];
+  exitCode?: number;
+}
 
 export type Handler = (options: GlobalOptions & Record<string, unknown>) => Promise<CommandResult>;
 
@@ -9,14 +32,14 @@ export type Handler = (options: GlobalOptions & Record<string, unknown>) => Prom
 export type ParsedOptions<O> = GlobalOptions & ArgumentsCamelCase<O>;
 
 /**
- * One command as yargs sees it. `load` imports the implementation only when
- * the command runs, so `--help` and cheap commands start fast.
+ * One command as yargs sees it. `run` imports the work with `import()` when
+ * the command runs, so `--help` and cheap commands load only this file.
  */
 export interface CommandSpec {
   name: string;
   describe: string;
   builder: (y: Argv) => Argv;
-  load: () => Promise<Handler>;
+  run: Handler;
 }
 
 /** A command whose handler is type-checked against the options its builder declares. */
@@ -24,7 +47,7 @@ export interface TypedCommandSpec<O> {
   name: string;
   describe: string;
   builder: (y: Argv) => Argv<O>;
-  load: () => Promise<(options: ParsedOptions<O>) => Promise<CommandResult>>;
+  run: (options: ParsedOptions<O>) => Promise<CommandResult>;
 }
 
 /**
@@ -40,17 +63,6 @@ export function defineCommand<O>(spec: TypedCommandSpec<O>): CommandSpec {
 export function afterDashes(options: Record<string, unknown>): string[] {
   const rest = options['--'];
   return (Array.isArray(rest) ? rest : []).map(String);
-}
-
-/** `--jobs`, read as text so that a bad value can be quoted back; `parseJobs` checks it. */
-export function jobsOption(describe: string, fallback: number) {
-  return {
-    alias: 'j',
-    type: 'string',
-    default: String(fallback),
-    defaultDescription: 'the number of CPUs',
-    describe,
-  } as const;
 }
 
 /** A whole number of at least 1; anything else is a usage error that quotes what was given. */

@@ -1,0 +1,69 @@
+import os from 'node:os';
+
+import type { Argv } from 'yargs';
+
+import { UPSTREAM_LINUX_CI } from '../core/upstream-ci.js';
+
+/** Option groups that several commands take, declared once so that they read the same in every command's help. */
+
+/** `--jobs`, read as text so that a bad value can be quoted back; `parseJobs` checks it. */
+export function jobsOption<T>(y: Argv<T>, describe = 'Compilers to run at once (default: the number of CPUs)') {
+  return y.option('jobs', {
+    alias: 'j',
+    type: 'string',
+    default: String(os.availableParallelism()),
+    defaultDescription: 'the number of CPUs',
+    describe,
+  } as const);
+}
+
+/** `--include`: extra header folders for the Metal type-check. */
+export function includeOption<T>(y: Argv<T>) {
+  return y.option('include', {
+    type: 'string',
+    array: true,
+    describe: 'Extra -isystem folder for the Metal type-check (fmt, doctest headers); repeatable',
+  });
+}
+
+/** How the C++ suite is built: `test`, `verify`, `pr` and `check --build`. */
+export function buildOptions<T>(y: Argv<T>) {
+  return y
+    .option('offline', {
+      type: 'boolean',
+      default: false,
+      describe: 'Build without network: dependencies from --deps-dir or system packages',
+    })
+    .option('deps-dir', {
+      type: 'string',
+      describe: 'Folder with local copies of dependencies (json, doctest, fmt, gguflib, metal_cpp); implies --offline',
+    })
+    .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' });
+}
+
+/** `--upstream-ci`: build as MLX's Linux CI does (`test`, `verify`, `pr`). */
+export function upstreamCiOption<T>(y: Argv<T>) {
+  return y.option('upstream-ci', {
+    type: 'boolean',
+    default: false,
+    describe: `Build as MLX's Linux CI does, the baseline too: Debug, ${UPSTREAM_LINUX_CI.cmakeArgs.join(' ')}`,
+  });
+}
+
+/** The Metal type-check as a readiness item of `verify` and `pr`. */
+export function metalOptions<T>(y: Argv<T>) {
+  return includeOption(
+    jobsOption(
+      y
+        .option('metal-cpp', {
+          type: 'string',
+          describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required",
+        })
+        .option('require-metal', {
+          type: 'boolean',
+          default: false,
+          describe: 'Fail when the Metal type-check cannot run (tools or metal-cpp missing)',
+        }),
+    ),
+  );
+}

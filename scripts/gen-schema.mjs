@@ -1,4 +1,4 @@
-// Writes schema/config.schema.json from the zod schema in src/core/config.ts (run after `npm run build`).
+// Writes schema/config.schema.json from the zod schema in src/series/config.ts (run after `npm run build`).
 // zod-to-json-schema is a devDependency: only this script and the test that keeps the file in step use it.
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +11,6 @@ export function configJsonSchema(schema) {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { ConfigSchema } = await import('../dist/core/config.js');
+  const { ConfigSchema } = await import('../dist/series/config.js');
   writeFileSync(new URL('../schema/config.schema.json', import.meta.url), configJsonSchema(ConfigSchema));
 }

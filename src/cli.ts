@@ -215,7 +215,7 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     // File-system permission errors from anywhere get the same report as other expected failures.
     const finished = caught instanceof InterruptedError && caught.finished;
     const error = io.signal?.aborted
-      ? await (await import('./commands/interrupted.js')).interruptedError(name, options, { finished })
+      ? await (await import('./series/interrupted.js')).interruptedError(name, options, { finished })
       : (permissionErrorFrom(caught) ?? (caught instanceof ProcessError ? processFailed(caught) : caught));
     if (isUserError(error)) {
       if (json) {

@@ -1,5 +1,5 @@
-import type { ApplyPlan } from '../core/plan.js';
-import type { ApplyData } from '../ops/apply.js';
+import type { ApplyPlan } from '../series/plan.js';
+import type { ApplyData } from '../series/apply-series.js';
 import { defineCommand } from './spec.js';
 
 export const applyCommand = defineCommand({
@@ -22,8 +22,8 @@ export const applyCommand = defineCommand({
       .example('$0 apply --dry-run --json', 'list what would change as JSON'),
   run: async (o) => {
     const [{ loadContext }, { applySeries }] = await Promise.all([
-      import('../ops/context.js'),
-      import('../ops/apply.js'),
+      import('../series/context.js'),
+      import('../series/apply-series.js'),
     ]);
     const ctx = await loadContext(o);
     const data = await applySeries(ctx, { dryRun: o.dryRun, force: o.force, threeWay: o['3way'] });

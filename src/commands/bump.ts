@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import type { BumpData } from '../ops/bump.js';
+import type { BumpData } from '../series/bump-series.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface BumpOptions extends GlobalOptions {
@@ -40,8 +40,8 @@ export const bumpCommand = defineCommand({
 
 async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
   const [{ loadContext }, { abortBump, bumpTo, continueBump }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/bump.js'),
+    import('../series/context.js'),
+    import('../series/bump-series.js'),
   ]);
   const ctx = await loadContext(options);
   const ref = options.to?.trim();

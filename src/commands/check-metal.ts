@@ -1,6 +1,6 @@
 import { ExitCode } from '../core/errors.js';
-import { LANE_BLIND_SPOTS } from '../core/metal-typecheck.js';
-import type { LaneOptions, LaneResult } from '../ops/metal-typecheck.js';
+import { LANE_BLIND_SPOTS } from '../readiness/metal-flags.js';
+import type { LaneOptions, LaneResult } from '../readiness/metal-lane.js';
 import { includeOption, jobsOption } from './options.js';
 import { defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
@@ -55,8 +55,8 @@ export interface CheckMetalData extends Omit<LaneResult, 'summary'> {
 
 async function checkMetal(options: CheckMetalOptions): Promise<CommandResult<CheckMetalData>> {
   const [{ loadContext }, { typeCheckPr, typeCheckSelfTest }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/metal-typecheck.js'),
+    import('../series/context.js'),
+    import('../readiness/metal-lane.js'),
   ]);
   const ctx = await loadContext(options);
   const lane: LaneOptions = { metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] };

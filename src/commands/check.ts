@@ -1,4 +1,4 @@
-import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../core/check.js';
+import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../series/drift-report.js';
 import { UserError } from '../core/errors.js';
 import { buildOptions, jobsOption } from './options.js';
 import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
@@ -84,9 +84,9 @@ async function check(options: CheckCommandOptions): Promise<CommandResult<CheckD
     });
   }
   const [{ loadContext }, { verifyDepsDir }, { checkAgainst }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/offline.js'),
-    import('../ops/check.js'),
+    import('../series/context.js'),
+    import('../build/offline-deps.js'),
+    import('../series/drift.js'),
   ]);
   if (options.build) verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);

@@ -1,5 +1,5 @@
-import { formatBytes, type WorkdirItem } from '../core/clean.js';
-import type { MeasuredItem } from '../ops/clean.js';
+import { formatBytes, type WorkdirItem } from '../build/workdir-items.js';
+import type { MeasuredItem } from '../build/workdir-clean.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface CleanOptions extends GlobalOptions {
@@ -41,8 +41,8 @@ export interface CleanData {
 /** `clean`: see `cleanWorkdir`. */
 async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
   const [{ loadContext }, { cleanWorkdir }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/clean.js'),
+    import('../series/context.js'),
+    import('../build/workdir-clean.js'),
   ]);
   const ctx = await loadContext(options);
   const { all, dryRun } = options;

@@ -7,7 +7,7 @@ import {
   neededIds,
   type CommandReadiness,
   type DoctorCommand,
-} from '../core/doctor.js';
+} from '../readiness/doctor-report.js';
 import type { CheckResult } from '../core/checks.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
@@ -60,9 +60,9 @@ export const doctorCommand = defineCommand({
 
 async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
   const [{ loadContext }, { machineChecks }, { verifyDepsDir }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/readiness.js'),
-    import('../ops/offline.js'),
+    import('../series/context.js'),
+    import('../readiness/machine.js'),
+    import('../build/offline-deps.js'),
   ]);
   const { commands, unknown } = askedCommands(options.commands ?? []);
   if (unknown.length) {
@@ -75,6 +75,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
   const offline = options.offline === true || options.depsDir !== undefined;
   const results = await machineChecks(neededIds(commands, { offline }), {
     env: ctx.env,
+    platform: ctx.platform,
     workdir: ctx.workdir,
     log: ctx.log,
     depsDir,

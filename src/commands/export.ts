@@ -1,4 +1,4 @@
-import type { ExportData, NotExportedReason } from '../ops/export.js';
+import type { ExportData, NotExportedReason } from '../series/export-edits.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface ExportOptions extends GlobalOptions {
@@ -41,8 +41,8 @@ const reasonText: Record<NotExportedReason, string> = {
 
 async function exportEditsCommand(options: ExportOptions): Promise<CommandResult<ExportData>> {
   const [{ loadContext }, { exportEdits }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/export.js'),
+    import('../series/context.js'),
+    import('../series/export-edits.js'),
   ]);
   const data = await exportEdits(await loadContext(options), options);
   const lines: string[] = [];

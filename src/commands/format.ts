@@ -1,5 +1,5 @@
 import { ExitCode } from '../core/errors.js';
-import type { FormatFinding, FormatReport } from '../ops/format.js';
+import type { FormatFinding, FormatReport } from '../readiness/formatting.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface FormatOptions extends GlobalOptions {
@@ -53,9 +53,9 @@ function findingLine(f: FormatFinding): string {
 
 async function format(options: FormatOptions): Promise<CommandResult<FormatData>> {
   const [{ loadContext }, { versionProblems }, { formatSeries }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/format-checks.js'),
-    import('../ops/format.js'),
+    import('../series/context.js'),
+    import('../readiness/format-versions.js'),
+    import('../readiness/formatting.js'),
   ]);
   const ctx = await loadContext(options);
   const { run, fixed } = await formatSeries(ctx, { fix: options.fix });

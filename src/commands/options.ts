@@ -2,7 +2,7 @@ import os from 'node:os';
 
 import type { Argv } from 'yargs';
 
-import { UPSTREAM_LINUX_CI } from '../core/upstream-ci.js';
+import { UPSTREAM_LINUX_CI } from '../build/upstream-ci.js';
 
 /** Option groups that several commands take, declared once so that they read the same in every command's help. */
 

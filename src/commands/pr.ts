@@ -1,7 +1,7 @@
 import { UserError } from '../core/errors.js';
-import { withUpstreamCi } from '../core/upstream-ci.js';
-import { SKIP_NAMES } from '../core/verify-skip.js';
-import type { PrData, PrOptions } from '../ops/pr.js';
+import { withUpstreamCi } from '../build/upstream-ci.js';
+import { SKIP_NAMES } from '../readiness/skip.js';
+import type { PrData, PrOptions } from '../pull-request/refresh.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
@@ -110,9 +110,9 @@ async function pr(options: PrCommandOptions): Promise<CommandResult<PrData>> {
       },
     );
   const [{ loadContext }, { verifyDepsDir }, { refreshPullRequest }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/offline.js'),
-    import('../ops/pr.js'),
+    import('../series/context.js'),
+    import('../build/offline-deps.js'),
+    import('../pull-request/refresh.js'),
   ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);

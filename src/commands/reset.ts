@@ -1,4 +1,4 @@
-import type { SavedWork } from '../ops/state.js';
+import type { SavedWork } from '../series/checkout-state.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 export interface ResetData {
@@ -25,11 +25,11 @@ async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> 
     { ensureCheckout },
     { saveUserWork, savedWorkLines, verifyNoUnmerged },
   ] = await Promise.all([
-    import('../ops/context.js'),
+    import('../series/context.js'),
     import('../adapters/interrupt.js'),
     import('../adapters/lock.js'),
-    import('../ops/checkout.js'),
-    import('../ops/state.js'),
+    import('../series/checkout.js'),
+    import('../series/checkout-state.js'),
   ]);
   const ctx = await loadContext(options);
   const pinned = ctx.config.upstream.commit;

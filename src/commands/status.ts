@@ -1,4 +1,4 @@
-import type { ApplyState, StatusData } from '../ops/status.js';
+import type { ApplyState, StatusData } from '../series/checkout-status.js';
 import { defineCommand } from './spec.js';
 
 export const statusCommand = defineCommand({
@@ -7,8 +7,8 @@ export const statusCommand = defineCommand({
   builder: (y) => y.example('$0 status --json', 'machine-readable state'),
   run: async (o) => {
     const [{ loadContext }, { checkoutStatus }] = await Promise.all([
-      import('../ops/context.js'),
-      import('../ops/status.js'),
+      import('../series/context.js'),
+      import('../series/checkout-status.js'),
     ]);
     const data = await checkoutStatus(await loadContext(o));
     if (data.state === 'no-checkout')

@@ -1,9 +1,9 @@
 import path from 'node:path';
 
 import { ExitCode } from '../core/errors.js';
-import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../core/baseline.js';
-import { withUpstreamCi } from '../core/upstream-ci.js';
-import type { TestData } from '../ops/suite.js';
+import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../build/baseline.js';
+import { withUpstreamCi } from '../build/upstream-ci.js';
+import type { TestData } from '../build/suite.js';
 import { buildOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand } from './spec.js';
 
@@ -51,9 +51,9 @@ export const testCommand = defineCommand({
       .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
   run: async (o) => {
     const [{ loadContext }, { verifyDepsDir }, { runSuite }] = await Promise.all([
-      import('../ops/context.js'),
-      import('../ops/offline.js'),
-      import('../ops/suite.js'),
+      import('../series/context.js'),
+      import('../build/offline-deps.js'),
+      import('../build/suite.js'),
     ]);
     verifyDepsDir(o.cwd, o.depsDir);
     const ctx = await loadContext(o);

@@ -1,8 +1,8 @@
 import { formatChecks, type CheckResult } from '../core/checks.js';
 import { ExitCode } from '../core/errors.js';
-import { withUpstreamCi } from '../core/upstream-ci.js';
-import { SKIP_NAMES } from '../core/verify-skip.js';
-import type { VerifyChecksOptions } from '../ops/verify.js';
+import { withUpstreamCi } from '../build/upstream-ci.js';
+import { SKIP_NAMES } from '../readiness/skip.js';
+import type { VerifyChecksOptions } from '../readiness/readiness-report.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
@@ -51,9 +51,9 @@ export const verifyCommand = defineCommand({
 
 async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
   const [{ loadContext }, { verifyDepsDir }, { verifyChecks }] = await Promise.all([
-    import('../ops/context.js'),
-    import('../ops/offline.js'),
-    import('../ops/verify.js'),
+    import('../series/context.js'),
+    import('../build/offline-deps.js'),
+    import('../readiness/readiness-report.js'),
   ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);

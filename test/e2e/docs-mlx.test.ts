@@ -4,8 +4,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { loadContext } from '../../src/ops/context.js';
-import { checkDocs } from '../../src/ops/docs.js';
+import { loadContext } from '../../src/series/context.js';
+import { checkDocs } from '../../src/readiness/docs-build.js';
 import { REPO_ROOT, runCli, tempDir } from '../support/repos.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
 

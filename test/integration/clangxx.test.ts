@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { findMetalToolchain } from '../../src/ops/metal-toolchain.js';
+import { findMetalToolchain } from '../../src/readiness/metal-toolchain.js';
 import { laneToolchain, makeMetalProject, makeMetalUpstream, skipName } from '../support/check-metal-fixtures.js';
 import { runCli, tempDir } from '../support/repos.js';
 

@@ -6,9 +6,9 @@ import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { loadContext } from '../../src/ops/context.js';
-import { VERIFY_CHECK_IDS, VERIFY_GROUPS } from '../../src/core/verify-skip.js';
-import { checkDocs } from '../../src/ops/docs.js';
+import { loadContext } from '../../src/series/context.js';
+import { VERIFY_CHECK_IDS, VERIFY_GROUPS } from '../../src/readiness/skip.js';
+import { checkDocs } from '../../src/readiness/docs-build.js';
 import { makeProject, makeUpstream, pathWith, runCli } from '../support/repos.js';
 
 function findSphinxBuild(): string | null {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { Git } from '../../src/adapters/git.js';
 import { createLogger } from '../../src/adapters/log.js';
-import { gitDiffHunks } from '../../src/ops/patch-diff.js';
+import { gitDiffHunks } from '../../src/series/patch-diff.js';
 import { git, tempDir } from '../support/repos.js';
 
 const log = createLogger({ stream: new PassThrough() });

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { VERIFY_CHECK_IDS } from '../../src/core/verify-skip.js';
+import { VERIFY_CHECK_IDS } from '../../src/readiness/skip.js';
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
 import { pathWith, runCli, tempDir } from '../support/repos.js';
 

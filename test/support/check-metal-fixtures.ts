@@ -3,7 +3,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import { createLogger } from '../../src/adapters/log.js';
-import { findMetalToolchain, type ClangToolchain } from '../../src/ops/metal-toolchain.js';
+import { findMetalToolchain, type ClangToolchain } from '../../src/readiness/metal-toolchain.js';
 import { makeProject, makeUpstream } from './repos.js';
 
 const quiet = createLogger({ stream: { write: () => true } as unknown as NodeJS.WritableStream });
@@ -12,7 +12,7 @@ const quiet = createLogger({ stream: { write: () => true } as unknown as NodeJS.
 export async function laneToolchain(): Promise<
   { toolchain: ClangToolchain; reason: null } | { toolchain: null; reason: string }
 > {
-  const { toolchain, checks } = await findMetalToolchain({ env: process.env, log: quiet });
+  const { toolchain, checks } = await findMetalToolchain({ env: process.env, log: quiet, platform: process.platform });
   if (toolchain) return { toolchain, reason: null };
   return {
     toolchain: null,

@@ -1,4 +1,4 @@
-import type { ConfigVariables } from '../../src/core/config.js';
+import type { ConfigVariables } from '../../src/series/config.js';
 
 /** The template variables as the RFC names them; unit tests render with these. */
 export const RFC_VARIABLES: ConfigVariables = {

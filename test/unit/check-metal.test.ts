@@ -11,7 +11,7 @@ import {
   selfTestJobs,
   summariseLane,
   type TypeCheckJob,
-} from '../../src/core/metal-typecheck.js';
+} from '../../src/readiness/metal-flags.js';
 
 const job = (label: string, expect: TypeCheckJob['expect'] = 'pass'): TypeCheckJob => ({
   label,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseConfig, templateVariables } from '../../src/core/config.js';
-import { diagnoseFile, preImageBlobs } from '../../src/core/conflict.js';
+import { parseConfig, templateVariables } from '../../src/series/config.js';
+import { diagnoseFile, preImageBlobs } from '../../src/series/conflict.js';
 import { UserError } from '../../src/core/errors.js';
 import { verifyInsideCheckout } from '../../src/core/paths.js';
-import { buildPlan } from '../../src/core/plan.js';
-import { placeholdersIn, renderString } from '../../src/core/render.js';
-import { parsePatchFiles, parseSeries } from '../../src/core/series.js';
-import { chooseSource } from '../../src/core/source.js';
+import { buildPlan } from '../../src/series/plan.js';
+import { placeholdersIn, renderString } from '../../src/series/render.js';
+import { parsePatchFiles, parseSeries } from '../../src/series/series-file.js';
+import { chooseSource } from '../../src/series/source.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 
 const variables = RFC_VARIABLES;
@@ -201,7 +201,7 @@ describe('schema/config.schema.json', () => {
   it('matches the zod schema (run `npm run gen-schema` after changing it)', async () => {
     const { readFileSync } = await import('node:fs');
     const { configJsonSchema } = await import('../../scripts/gen-schema.mjs');
-    const { ConfigSchema } = await import('../../src/core/config.js');
+    const { ConfigSchema } = await import('../../src/series/config.js');
     expect(readFileSync(new URL('../../schema/config.schema.json', import.meta.url), 'utf8')).toBe(
       configJsonSchema(ConfigSchema),
     );

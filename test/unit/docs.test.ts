@@ -13,7 +13,7 @@ import {
   type DocsReport,
   type LineOrigin,
   type SphinxWarning,
-} from '../../src/core/docs.js';
+} from '../../src/readiness/docs-pages.js';
 import { seriesSteps } from '../../src/core/patch.js';
 
 const SRC = '/tmp/mlx-storage-pr-sphinx-abc/src';

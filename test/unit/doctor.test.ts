@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { CheckResult } from '../../src/core/checks.js';
-import { askedCommands, doctorReport } from '../../src/core/doctor.js';
+import { askedCommands, doctorReport } from '../../src/readiness/doctor-report.js';
 
 const check = (id: string, status: CheckResult['status'], title = id): CheckResult => ({
   id,

@@ -10,7 +10,7 @@ import {
   routeEdits,
   withIndexLine,
   type ChainFile,
-} from '../../src/core/export.js';
+} from '../../src/series/export-plan.js';
 import { UserError } from '../../src/core/errors.js';
 
 const base = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'];

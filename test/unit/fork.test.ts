@@ -9,7 +9,7 @@ import {
   repositoryKey,
   sameContent,
   tokenHeaderEnv,
-} from '../../src/core/fork.js';
+} from '../../src/pull-request/fork-refs.js';
 import { UserError } from '../../src/core/errors.js';
 
 const key = (location: string, cwd = '/work') => repositoryKey(parseRepoLocation(location, cwd));

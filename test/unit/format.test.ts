@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { templateVariables } from '../../src/core/config.js';
+import { templateVariables } from '../../src/series/config.js';
 import { UserError } from '../../src/core/errors.js';
-import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins } from '../../src/core/format.js';
+import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins } from '../../src/readiness/format-report.js';
 import { joinPatch, seriesSteps, splitPatch } from '../../src/core/patch.js';
-import { renderString } from '../../src/core/render.js';
-import { mapFormattedBack } from '../../src/core/template-map.js';
+import { renderString } from '../../src/series/render.js';
+import { mapFormattedBack } from '../../src/series/template-map.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 
 const variables = templateVariables(RFC_VARIABLES);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseConfigText } from '../../src/core/config.js';
+import { parseConfigText } from '../../src/series/config.js';
 import { locateJsonError } from '../../src/core/json.js';
 import { UserError } from '../../src/core/errors.js';
-import { parseMutants } from '../../src/core/mutants.js';
-import { buildPlan } from '../../src/core/plan.js';
-import { renderString } from '../../src/core/render.js';
-import { parsePatchFiles } from '../../src/core/series.js';
+import { parseMutants } from '../../src/build/mutants.js';
+import { buildPlan } from '../../src/series/plan.js';
+import { renderString } from '../../src/series/render.js';
+import { parsePatchFiles } from '../../src/series/series-file.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 
 function errorOf(fn: () => unknown): UserError {

@@ -1,56 +1,126 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
-/** Every relative import of every file in `src/<folder>/`, as `<file> -> <folder of the target>/<file>`. */
-function importsOf(folder: string): Array<{ file: string; target: string }> {
-  const dir = path.join(SRC, folder);
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.ts'))
-    .flatMap((file) =>
-      [...readFileSync(path.join(dir, file), 'utf8').matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'/gms)].map(
-        (m) => ({
-          file: `${folder}/${file}`,
-          target: path
-            .relative(SRC, path.resolve(dir, m[1] as string))
-            .split(path.sep)
-            .join('/'),
-        }),
-      ),
-    );
+/** The folders of src/ in their layers: commands -> features -> core/adapters, never back up. */
+const FEATURES = ['series', 'build', 'readiness', 'pull-request'];
+const ALL = ['commands', ...FEATURES, 'core', 'adapters'];
+
+interface Import {
+  file: string;
+  /** The imported file, relative to src/ (`series/config.ts`). */
+  target: string;
+  /** `import type`: erased when compiled. */
+  typeOnly: boolean;
+  /** `import()` inside a function, not at load time. */
+  lazy: boolean;
 }
 
-const into = (target: string, folders: readonly string[]) =>
-  folders.some((f) => target.startsWith(`${f}/`) || target === `${f}.js`);
+const filesOf = (folder: string): string[] =>
+  existsSync(path.join(SRC, folder))
+    ? readdirSync(path.join(SRC, folder))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => `${folder}/${f}`)
+    : [];
+
+/** Every relative import of a file in src/. */
+function importsOf(file: string): Import[] {
+  const text = readFileSync(path.join(SRC, file), 'utf8');
+  const resolve = (spec: string) =>
+    path
+      .relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), spec))
+      .split(path.sep)
+      .join('/')
+      .replace(/\.js$/, '.ts');
+  const statics = [...text.matchAll(/^(import|export)( type)?[^;]*?from '(\.[^']+)'/gms)].map((m) => ({
+    file,
+    target: resolve(m[3] as string),
+    typeOnly: m[2] !== undefined,
+    lazy: false,
+  }));
+  const lazy = [...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)].map((m) => ({
+    file,
+    target: resolve(m[1] as string),
+    typeOnly: false,
+    lazy: true,
+  }));
+  return [...statics, ...lazy];
+}
+
+const IO = /from '(node:)?(fs|fs\/promises|child_process|net|http|https)'|from 'execa'|process\.(env|cwd)\b/;
+
+/** A file that uses no I/O module and imports nothing from adapters/ at load time. */
+const doesNoIo = (file: string) =>
+  !IO.test(readFileSync(path.join(SRC, file), 'utf8')) &&
+  importsOf(file).every((i) => i.typeOnly || i.lazy || !i.target.startsWith('adapters/'));
+
+const folderOf = (file: string) => (file.includes('/') ? (file.split('/')[0] as string) : file);
+const importsIn = (folders: readonly string[]) => folders.flatMap(filesOf).flatMap(importsOf);
+const show = (list: Import[]) => list.map((i) => `${i.file} -> ${i.target}`);
 
 describe('layers', () => {
-  it('ops/ and core/ import nothing from commands/ or cli/', () => {
-    const upward = [...importsOf('ops'), ...importsOf('core')].filter((i) => into(i.target, ['commands', 'cli']));
-    expect(upward).toEqual([]);
+  it('src/ holds only cli.ts and the folders of the layout', () => {
+    const entries = readdirSync(SRC).sort();
+    expect(entries).toEqual(['cli.ts', ...ALL].sort());
   });
 
-  it('core/ imports only from core/, never from adapters/ or ops/', () => {
-    const outside = importsOf('core').filter((i) => !i.target.startsWith('core/'));
-    expect(outside).toEqual([]);
+  it('features import nothing from commands/ or cli.ts', () => {
+    expect(show(importsIn(FEATURES).filter((i) => ['commands', 'cli.ts'].includes(folderOf(i.target))))).toEqual([]);
   });
 
-  it('adapters/ import nothing from ops/, commands/ or cli/', () => {
-    const upward = importsOf('adapters').filter((i) => into(i.target, ['ops', 'commands', 'cli']));
-    expect(upward).toEqual([]);
+  it('commands/ load at start only feature files that do no I/O; the rest with import() when the command runs', () => {
+    const eager = importsIn(['commands']).filter(
+      (i) => FEATURES.includes(folderOf(i.target)) && !i.typeOnly && !i.lazy && !doesNoIo(i.target),
+    );
+    expect(show(eager)).toEqual([]);
+  });
+
+  it('core/ imports only from core/', () => {
+    expect(show(importsIn(['core']).filter((i) => folderOf(i.target) !== 'core'))).toEqual([]);
+  });
+
+  it('adapters/ import only from adapters/ and core/', () => {
+    expect(show(importsIn(['adapters']).filter((i) => !['adapters', 'core'].includes(folderOf(i.target))))).toEqual([]);
   });
 
   it('core/ does no I/O: no file, process or network module, no process.env or process.cwd()', () => {
-    const dir = path.join(SRC, 'core');
-    const io = readdirSync(dir)
-      .filter((f) => f.endsWith('.ts'))
-      .filter((f) =>
-        /from '(node:)?(fs|fs\/promises|child_process|net|http|https)'|from 'execa'|process\.(env|cwd)\b/.test(
-          readFileSync(path.join(dir, f), 'utf8'),
-        ),
+    expect(filesOf('core').filter((f) => !doesNoIo(f))).toEqual([]);
+  });
+
+  it('below the entry point and commands/, nothing reads process state (env, platform, cwd, argv): it comes in the context', () => {
+    const reads = [...FEATURES, 'core', 'adapters'].flatMap(filesOf).filter((f) =>
+      readFileSync(path.join(SRC, f), 'utf8')
+        .split('\n')
+        .some((line) => !/^\s*(\/\/|\*|\/\*)/.test(line) && /\bprocess\.(env|platform|cwd|argv|arch)\b/.test(line)),
+    );
+    expect(reads).toEqual([]);
+  });
+
+  it('no import cycles', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of ['cli.ts', ...ALL.flatMap(filesOf)])
+      graph.set(
+        file,
+        importsOf(file)
+          .filter((i) => !i.lazy)
+          .map((i) => i.target),
       );
-    expect(io).toEqual([]);
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...trail.slice(trail.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { lineOrigin } from '../../src/core/origin.js';
-import type { ApplyPlan } from '../../src/core/plan.js';
-import { parsePatchFiles } from '../../src/core/series.js';
+import { lineOrigin } from '../../src/series/origin.js';
+import type { ApplyPlan } from '../../src/series/plan.js';
+import { parsePatchFiles } from '../../src/series/series-file.js';
 
 // MLX's file before the series: lines a1..a6.
 const FIRST = `diff --git a/src/f.cpp b/src/f.cpp

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { formatChecks } from '../../src/core/checks.js';
-import { disclosureText, findPlaceholders, policyChecks, type PolicyFile } from '../../src/core/policy.js';
+import { disclosureText, findPlaceholders, policyChecks, type PolicyFile } from '../../src/readiness/policy.js';
 import { FIXTURES } from '../support/repos.js';
 
 // A copy of the templates the package ships in pr/. The user writes over pr/ (the README says so),

@@ -3,15 +3,15 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { createProgress } from '../../src/adapters/progress.js';
-import { classify, isBlocking, summarize } from '../../src/core/baseline.js';
+import { classify, isBlocking, summarize } from '../../src/build/baseline.js';
 import {
   closeCaseNames,
   doctestFilterEscape,
   parseDoctestList,
   parseDoctestXml,
   type CaseResult,
-} from '../../src/core/doctest.js';
-import { planOffline, type OfflineProbe } from '../../src/core/offline.js';
+} from '../../src/build/doctest.js';
+import { planOffline, type OfflineProbe } from '../../src/build/offline-plan.js';
 
 const XML = `<?xml version="1.0" encoding="UTF-8"?>
 <doctest binary="tests">

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { VERIFY_GROUPS } from '../../src/core/verify-skip.js';
+import { VERIFY_GROUPS } from '../../src/readiness/skip.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
 import { git, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 

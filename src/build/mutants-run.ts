@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { ifAbsent } from '../adapters/files.js';
+import { withLock } from '../adapters/lock.js';
+import { failedCheck, type CheckResult } from '../core/checks.js';
+import type { CaseResult } from './doctest.js';
+import { isUserError, UserError } from '../core/errors.js';
+import { mutate, MUTANTS_FILE, parseMutants, type Mutant } from './mutants.js';
+import { templateVariables } from '../series/config.js';
+import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './cmake.js';
+import { prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
+import { readSavedCheck, saveCheck } from './saved-results.js';
+import { prepareBuild, treeSpec, type SuiteOptions } from './suite.js';
+import { explainTwinBuildError, twinFilesHash, twinSpec, verifyTwinPossible } from './twin-run.js';
+
+export const MUTANTS_TITLE = 'Mutants of the implementation are killed by the tests';
+
+export interface MutantOutcome {
+  name: string;
+  file: string;
+  why: string;
+  /** killed: a case failed; survived: every case passed; invalid: it does not compile. */
+  result: 'killed' | 'survived' | 'invalid';
+  /** The cases that failed (killed), or the first compile error (invalid). */
+  by: string[];
+  /** Which cases judged it: the Metal-only cases on the twin, or the suite's new cases. */
+  runner: 'twin' | 'suite';
+  seconds: number;
+}
+
+/** How one kind of mutant is judged: which target to build and which cases to run. */
+interface Runner {
+  kind: MutantOutcome['runner'];
+  spec: BuildSpec;
+  sourceFile?: string;
+}
+
+/**
+ * verify's mutant check: each mutant in mutants.json is a small edit to the
+ * PR's implementation that the tests must notice. Each is built in a scratch
+ * worktree of the applied series (never the checkout), only the edited unit
+ * recompiles, and the cases that pass unmutated are run: the PR's Metal-only
+ * cases on the host twin for a Metal source (on macOS in the real Metal
+ * suite), the suite's new always-built cases for any other file.
+ */
+export async function mutantsCheck(ctx: Context, options: SuiteOptions): Promise<CheckResult> {
+  const base = { id: 'mutants', title: MUTANTS_TITLE, required: true };
+  try {
+    return await runMutants(ctx, options, base);
+  } catch (error) {
+    return failedCheck(base, error);
+  }
+}
+
+async function runMutants(
+  ctx: Context,
+  options: SuiteOptions,
+  base: Pick<CheckResult, 'id' | 'title' | 'required'>,
+): Promise<CheckResult> {
+  const file = path.join(ctx.projectRoot, MUTANTS_FILE);
+  const text = await ifAbsent(readFile(file, 'utf8'), null);
+  if (text === null)
+    return {
+      ...base,
+      status: 'fail',
+      detail: `no ${MUTANTS_FILE} in the project`,
+      fix: `List small edits to the implementation that the tests must catch in ${MUTANTS_FILE} (README: "Mutants").`,
+    };
+  const mutants = parseMutants(text, file, templateVariables(ctx.config.variables));
+  const { git } = await requireAppliedCheckout(ctx, {
+    hint: ', so the mutants edit what templates/ and patches/ say.',
+  });
+  const head = await git.head();
+  if (head === null)
+    throw new UserError('NOT_APPLIED', 'The checkout has no commit.', { hint: 'Run `mlx-storage-pr apply`.' });
+
+  // Every mutant must still fit the source: a list that no longer matches would test nothing.
+  const originals = new Map<string, string>();
+  const mutated = new Map<Mutant, string>();
+  const problems: string[] = [];
+  for (const m of mutants) {
+    const original = originals.get(m.file) ?? (await git.fileAt(head, m.file));
+    if (original === null) {
+      problems.push(`"${m.name}": ${m.file} is not in the applied series`);
+      continue;
+    }
+    originals.set(m.file, original);
+    const result = mutate(original, m);
+    if ('problem' in result) problems.push(`"${m.name}": ${result.problem}`);
+    else mutated.set(m, result.text);
+  }
+  if (problems.length)
+    return {
+      ...base,
+      status: 'fail',
+      detail: `${problems.length} mutant(s) no longer fit the source:\n${problems.join('\n')}`,
+      fix: `Update "find" in ${MUTANTS_FILE} to the current source (or remove a mutant whose code is gone).`,
+    };
+
+  // A pass for exactly this series, mutants.json, twin and build options is not run again. A failure
+  // is never kept: a mutant that survived a slow machine's timeout gets another run.
+  const setup = await prepareBuild(ctx, options);
+  const resultsFile = ctx.layout.mutants.results(setup.key);
+  const inputs = JSON.stringify({
+    inputHash: (await ctx.project()).plan.inputHash,
+    key: setup.key,
+    mutants: createHash('sha256').update(text).digest('hex'),
+    twin: await twinFilesHash(),
+  });
+  const saved = await readSavedCheck(resultsFile, inputs);
+  if (saved?.status === 'pass')
+    return {
+      ...saved,
+      detail: `${saved.detail} (saved result; the series, mutants.json and build options are unchanged)`,
+    };
+
+  const check = await withLock(ctx.workdir, 'verify', async () => {
+    const tree = ctx.layout.mutants;
+    await prepareWorktree(ctx, git, tree, head, { fresh: true });
+    const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
+    await configureIfNeeded(spec, ctx.log);
+
+    const v = ctx.config.variables;
+    const metalSources = [v.source_path];
+    const onMac = ctx.platform === 'darwin';
+    const suiteRunner: Runner = {
+      kind: 'suite',
+      spec,
+      sourceFile: [v.stub_test_file, ...(onMac ? [v.metal_test_file] : [])].map((f) => `*/${f}`).join(','),
+    };
+    const twinRunner: Runner = onMac ? suiteRunner : { kind: 'twin', spec: twinSpec(spec) };
+    if (!onMac && mutants.some((m) => metalSources.includes(m.file))) await verifyTwinPossible(ctx, spec);
+    const runnerFor = (m: Mutant) => (metalSources.includes(m.file) ? twinRunner : suiteRunner);
+
+    // The cases that pass without a mutant are the ones that can kill one.
+    const runners = [...new Set(mutants.map(runnerFor))];
+    const passing = new Map<Runner, { names: string[]; seconds: number }>();
+    for (const runner of runners) {
+      await build(ctx, runner);
+      const start = Date.now();
+      const run = await runDoctest(runner.spec, ctx.log, { sourceFile: runner.sourceFile });
+      const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
+      if (failing.length)
+        throw new UserError(
+          'TESTS_FAILED',
+          `Without any mutant, these ${runner.kind === 'twin' ? 'Metal twin' : 'suite'} cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
+          { hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).` },
+        );
+      const names = run.cases.filter((c) => c.status === 'passed').map((c) => c.name);
+      if (names.length === 0)
+        throw new UserError('TESTS_FAILED', `No ${runner.kind} case runs for the mutants.`, {
+          hint: 'Add test cases for the implementation.',
+        });
+      passing.set(runner, { names, seconds: (Date.now() - start) / 1000 });
+    }
+
+    const outcomes: MutantOutcome[] = [];
+    for (const m of mutants) {
+      const runner = runnerFor(m);
+      const original = originals.get(m.file) as string;
+      const target = path.join(tree.source, m.file);
+      const start = Date.now();
+      ctx.log.info(`mutant "${m.name}" (${m.file})`);
+      await writeFile(target, mutated.get(m) as string);
+      try {
+        outcomes.push({ ...(await judge(ctx, m, runner, passing.get(runner)!)), seconds: (Date.now() - start) / 1000 });
+      } finally {
+        await writeFile(target, original);
+      }
+    }
+    return report(base, outcomes);
+  });
+  if (check.status === 'pass') await saveCheck(ctx, resultsFile, inputs, check);
+  return check;
+}
+
+async function build(ctx: Context, runner: Runner): Promise<void> {
+  try {
+    await buildTarget(runner.spec, ctx.log, ctx.log.stream);
+  } catch (error) {
+    throw runner.kind === 'twin' ? explainTwinBuildError(error) : error;
+  }
+}
+
+async function judge(
+  ctx: Context,
+  m: Mutant,
+  runner: Runner,
+  passing: { names: string[]; seconds: number },
+): Promise<Omit<MutantOutcome, 'seconds'>> {
+  const outcome = { name: m.name, file: m.file, why: m.why, runner: runner.kind };
+  try {
+    await build(ctx, runner);
+  } catch (error) {
+    if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
+    const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+    return { ...outcome, result: 'invalid', by: [errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error'] };
+  }
+  // A mutant can hang a case (a wait that never ends): that kills it too.
+  const timeoutMs = Math.max(20_000, passing.seconds * 20_000);
+  const run = await runDoctest(runner.spec, ctx.log, { sourceFile: runner.sourceFile, timeoutMs });
+  const byName = new Map<string, CaseResult>(run.cases.map((c) => [c.name, c]));
+  const killers = passing.names.filter((n) => byName.get(n)?.status !== 'passed');
+  return { ...outcome, result: killers.length ? 'killed' : 'survived', by: killers };
+}
+
+function report(base: Pick<CheckResult, 'id' | 'title' | 'required'>, outcomes: MutantOutcome[]): CheckResult {
+  const survived = outcomes.filter((o) => o.result === 'survived');
+  const invalid = outcomes.filter((o) => o.result === 'invalid');
+  const seconds = outcomes.map((o) => o.seconds);
+  const mean = seconds.reduce((a, b) => a + b, 0) / Math.max(1, seconds.length);
+  const lines = outcomes.map(
+    (o) =>
+      `${o.result.padEnd(8)} "${o.name}" (${o.runner}, ${o.seconds.toFixed(1)} s)` +
+      (o.result === 'killed'
+        ? `: ${o.by.length} case(s) fail, e.g. "${o.by[0]}"`
+        : o.result === 'survived'
+          ? `: every case passes; ${o.why}`
+          : `: does not compile: ${o.by[0]}`),
+  );
+  const head =
+    survived.length + invalid.length === 0
+      ? `all ${outcomes.length} mutants killed (${mean.toFixed(1)} s per mutant, max ${Math.max(...seconds).toFixed(1)} s)`
+      : `${survived.length} of ${outcomes.length} mutant(s) survive${invalid.length ? `, ${invalid.length} do not compile` : ''}: ${[...survived, ...invalid].map((o) => `"${o.name}"`).join(', ')}`;
+  return {
+    ...base,
+    status: survived.length + invalid.length === 0 ? 'pass' : 'fail',
+    detail: [head, ...lines].join('\n'),
+    ...(survived.length + invalid.length
+      ? {
+          fix: `${survived.length ? 'Add a test case that fails for each surviving mutant (its "why" says what to pin)' : ''}${survived.length && invalid.length ? '; ' : ''}${invalid.length ? `fix the replacement of each mutant that does not compile in ${MUTANTS_FILE}` : ''}.`,
+        }
+      : {}),
+  };
+}

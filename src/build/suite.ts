@@ -1,0 +1,401 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { ifAbsent } from '../adapters/files.js';
+import type { Git } from '../adapters/git.js';
+import { withLock } from '../adapters/lock.js';
+import { probe } from '../adapters/process.js';
+import { classify, isBlocking, LOCAL_EDITS_NOTE, summarize, type ClassifiedCase, type Summary } from './baseline.js';
+import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
+import { closeCaseNames, type DoctestRun, type Failure } from './doctest.js';
+import { UserError } from '../core/errors.js';
+import { lineOrigin } from '../series/origin.js';
+import type { ApplyPlan } from '../series/plan.js';
+import type { TreeLayout } from '../core/workdir.js';
+import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './cmake.js';
+import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
+import { buildToolChecks, checkOffline } from '../readiness/doctor-checks.js';
+import { generateStandIns, probeOffline } from './offline-deps.js';
+import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin-run.js';
+
+/** How `test` (and verify's build checks) build and run the suite. */
+export interface SuiteOptions {
+  debug?: boolean | undefined;
+  tests?: string | undefined;
+  offline?: boolean | undefined;
+  depsDir?: string | undefined;
+  baseline?: boolean | undefined;
+  cmakeArgs?: string[] | undefined;
+  /** Also build and run the Metal-only cases against the host twin of metal-cpp (Linux only). */
+  metalTwin?: boolean | undefined;
+  /** Build and run the normal suite (the default); false with metalTwin runs the twin alone. */
+  suite?: boolean | undefined;
+}
+
+export interface TestData {
+  command: 'test';
+  buildDir: string;
+  logs: ReturnType<typeof logFiles>;
+  dependencies: Array<{ dep: string; source: string }>;
+  notes: string[];
+  /** Files in the checkout that differ from the applied series (edited there, not in templates/ or patches/). */
+  localEdits: string[];
+  patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
+  baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
+  /** False with --no-suite: only the twin ran, and summary and cases are empty. */
+  suiteRan: boolean;
+  summary: Summary;
+  cases: Array<{
+    name: string;
+    classification: ClassifiedCase['classification'];
+    status: string;
+    baseline: string | null;
+    failures: SourcedFailure[];
+  }>;
+  /** The Metal twin run (test --metal-twin), or null. */
+  twin: TwinRunData | null;
+}
+
+/** The twin run as `test` reports it: each failure with the template or patch line it comes from. */
+export type TwinRunData = Omit<TwinData, 'cases'> & {
+  cases: Array<Omit<TwinData['cases'][number], 'failures'> & { failures: SourcedFailure[] }>;
+};
+
+/** A failed assertion, with the template or patch line it comes from (null: MLX's own line, or a file edited in the checkout). */
+export type SourcedFailure = Failure & { origin: string | null };
+
+/** Adds to each failure the template or patch line of the series it comes from. */
+function withOrigins(
+  failures: readonly Failure[],
+  o: { plan: ApplyPlan; buildDir: string; checkout: string; localEdits: readonly string[] },
+): SourcedFailure[] {
+  return failures.map((f) => {
+    const relative = path.relative(o.checkout, path.resolve(o.buildDir, f.file)).split(path.sep).join('/');
+    const known = !relative.startsWith('..') && !path.isAbsolute(relative) && !o.localEdits.includes(relative);
+    return { ...f, origin: known ? lineOrigin(o.plan, relative, f.line) : null };
+  });
+}
+
+/** Everything that decides a build's result, so equal keys can share a build folder and baseline results. */
+export interface BuildSetup {
+  cmakeArgs: string[];
+  key: string;
+  ccache: boolean;
+  dependencies: Array<{ dep: string; source: string }>;
+  notes: string[];
+}
+
+export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise<BuildSetup> {
+  const generator = (await probe('ninja', ['--version'], ctx.env)) ? ['-G', 'Ninja'] : [];
+  const ccache = (await probe('ccache', ['--version'], ctx.env)) !== null;
+  let dependencies: BuildSetup['dependencies'] = [];
+  let notes: string[] = [];
+  let offlineArgs: string[] = [];
+  if (options.offline || options.depsDir) {
+    const depsDir = options.depsDir ? path.resolve(ctx.cwd, options.depsDir) : undefined;
+    const plan = probeOffline(depsDir, path.join(ctx.cacheRoot, 'deps'), ctx.platform);
+    if (plan.missing.length) {
+      const checks = checkOffline(plan).filter((c) => c.status === 'fail');
+      throw new UserError(
+        'TOOL_MISSING',
+        `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`,
+        {
+          hint: 'Install the packages named above, or pass --deps-dir <dir> holding a folder per dependency.',
+        },
+      );
+    }
+    await generateStandIns(plan);
+    dependencies = plan.deps.map((d) => ({ dep: d.dep, source: d.source }));
+    notes = plan.notes;
+    offlineArgs = plan.cmakeArgs;
+  }
+  if (!ccache)
+    notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
+  const launcher = ccache ? ['-DCMAKE_C_COMPILER_LAUNCHER=ccache', '-DCMAKE_CXX_COMPILER_LAUNCHER=ccache'] : [];
+  const cmakeArgs = [
+    ...generator,
+    `-DCMAKE_BUILD_TYPE=${options.debug ? 'Debug' : 'Release'}`,
+    ...ctx.config.build.cmakeArgs,
+    ...launcher,
+    ...offlineArgs,
+    ...twinBuildArgs(ctx),
+    ...(options.cmakeArgs ?? []),
+  ];
+  const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
+  return { cmakeArgs, key, ccache, dependencies, notes };
+}
+
+/**
+ * Each tree is `<root>/mlx` with its build in `<root>/build-<key>`, so with
+ * CCACHE_BASEDIR=<root> the patched and baseline compile commands are
+ * identical and share cache entries. Dependencies live outside both roots.
+ */
+export function treeSpec(
+  ctx: Context,
+  sourceDir: string,
+  buildDir: string,
+  setup: BuildSetup,
+  label: string,
+): BuildSpec {
+  const env = setup.ccache ? { ...ctx.env, CCACHE_BASEDIR: path.dirname(sourceDir) } : ctx.env;
+  return {
+    sourceDir,
+    buildDir,
+    cmakeArgs: setup.cmakeArgs,
+    target: ctx.config.build.target,
+    testBinary: ctx.config.build.testBinary,
+    env,
+    label,
+  };
+}
+
+/**
+ * What the suite builds and compares: the patched tree, and the unpatched
+ * commit that is its baseline (a worktree of `repo`). `test` builds the
+ * checkout against the pinned commit; `check --build` builds another MLX
+ * commit with the series against that commit.
+ */
+export interface SuiteTarget {
+  /** The repository the baseline worktree is made from. */
+  repo: Git;
+  /** The patched source tree. */
+  patched: Git;
+  /** Where the patched tree's builds go. */
+  patchedLayout: TreeLayout;
+  /** The unpatched commit, its worktree, builds and saved results. */
+  base: string;
+  baselineLayout: TreeLayout & { results(commit: string, key: string): string };
+  plan: ApplyPlan;
+  /** Files in the patched tree that differ from the applied series. */
+  localEdits: string[];
+}
+
+/** Builds and runs the unpatched tree once per build key; later runs read the saved results. */
+export async function baselineRun(
+  ctx: Context,
+  target: Pick<SuiteTarget, 'repo' | 'base' | 'baselineLayout'>,
+  setup: BuildSetup,
+  stream: NodeJS.WritableStream,
+): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
+  const { base, baselineLayout: tree, repo } = target;
+  const buildDir = tree.build(setup.key);
+  const resultsFile = tree.results(base, setup.key);
+  // A saved result that is missing, unreadable or not JSON is no saved result: the baseline runs again.
+  const saved = await readFile(resultsFile, 'utf8')
+    .then((t) => JSON.parse(t) as { commit: string; run: DoctestRun })
+    .catch(() => null);
+  if (saved && saved.commit === base) {
+    ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
+    return { run: saved.run, cached: true, buildDir };
+  }
+  await prepareWorktree(ctx, repo, tree, base);
+  const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
+  await configureIfNeeded(baseSpec, ctx.log);
+  await buildTarget(baseSpec, ctx.log, stream);
+  const run = await runDoctest(baseSpec, ctx.log, {});
+  await writeFile(resultsFile, JSON.stringify({ commit: base, run }));
+  return { run, cached: false, buildDir };
+}
+
+/**
+ * Builds the applied checkout, runs its suite and classifies every case
+ * against the unpatched baseline. Saves the result next to the build so
+ * `verify` can reuse it while it is current.
+ */
+export async function runSuite(ctx: Context, options: SuiteOptions): Promise<SuiteResult> {
+  const { git, plan } = await requireAppliedCheckout(ctx, {
+    hint: ', so the build tests what templates/ and patches/ say.',
+    message: (head) =>
+      head === null
+        ? `No checkout in ${ctx.layout.checkout}.`
+        : `The checkout does not hold the current series (${head.kind === 'applied' ? 'templates/ or patches/ changed since the last apply' : `HEAD is ${head.kind}`}).`,
+  });
+
+  // Edits made in the checkout are built too, but apply would not keep them and the PR does not hold them.
+  const localEdits = (await git.status()).map((e) => e.path);
+  if (localEdits.length) {
+    const shown =
+      localEdits.slice(0, 10).join(', ') + (localEdits.length > 10 ? ` and ${localEdits.length - 10} more` : '');
+    ctx.log.warn(`${LOCAL_EDITS_NOTE}: ${shown}`);
+  }
+
+  await verifyBuildTools(ctx, git.dir);
+  const target: SuiteTarget = {
+    repo: git,
+    patched: git,
+    patchedLayout: ctx.layout.patched,
+    base: ctx.config.upstream.commit,
+    baselineLayout: ctx.layout.baseline,
+    plan,
+    localEdits,
+  };
+  return withLock(ctx.workdir, 'test', () => runSuiteOn(ctx, target, options));
+}
+
+/** Refuses to start a build on a machine that lacks a tool it needs (`source`: the MLX tree to build). */
+export async function verifyBuildTools(ctx: Context, source: string): Promise<void> {
+  const needsBlas = /find_package\(BLAS/.test(
+    await ifAbsent(readFile(path.join(source, 'CMakeLists.txt'), 'utf8'), ''),
+  );
+  const checks: CheckResult[] = await buildToolChecks(ctx.env, ctx.workdir, needsBlas, ctx.platform);
+  for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
+  if (!checksPass(checks)) {
+    throw new UserError(
+      'TOOL_MISSING',
+      `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`,
+      {
+        hint: 'Run the fix commands above (`mlx-storage-pr doctor test` lists every check).',
+        details: { checks },
+      },
+    );
+  }
+}
+
+/**
+ * Builds the target's patched tree, runs its suite and classifies every case
+ * against the target's unpatched baseline. The caller holds the workdir lock.
+ */
+export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: SuiteOptions): Promise<SuiteResult> {
+  const stream = ctx.log.stream;
+  const { patched: git, plan, localEdits } = target;
+  const setup = await prepareBuild(ctx, options);
+  for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
+  for (const n of setup.notes) ctx.log.info(`note: ${n}`);
+
+  const buildDir = target.patchedLayout.build(setup.key);
+  const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
+  if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
+  const configured = await configureIfNeeded(patchedSpec, ctx.log);
+  const runsSuite = options.suite !== false;
+
+  let built = { seconds: 0, steps: 0 };
+  let patchedRun: Awaited<ReturnType<typeof runDoctest>> = {
+    cases: [],
+    complete: true,
+    interrupted: null,
+    crashes: [],
+  };
+  if (runsSuite) {
+    built = await buildTarget(patchedSpec, ctx.log, stream);
+    patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+  }
+  const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
+  const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
+  if (options.tests && matched === 0)
+    throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
+
+  const useBaseline = runsSuite && options.baseline !== false;
+  const baseline = useBaseline ? await baselineRun(ctx, target, setup, stream) : null;
+  const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
+  const summary = summarize(classified);
+  const blocking = classified.filter(isBlocking).length + (twin ? twin.summary.byClass['new-test-failed'] : 0);
+
+  const data: TestData = {
+    command: 'test',
+    buildDir,
+    logs: logFiles(buildDir),
+    dependencies: setup.dependencies,
+    notes: setup.notes,
+    localEdits,
+    patched: {
+      configured,
+      buildSeconds: built.seconds,
+      buildSteps: built.steps,
+      complete: patchedRun.complete,
+      crashes: patchedRun.crashes,
+    },
+    baseline: {
+      used: useBaseline,
+      cached: baseline?.cached ?? false,
+      buildDir: baseline?.buildDir ?? null,
+      summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
+    },
+    suiteRan: runsSuite,
+    summary,
+    cases: classified.map((c) => ({
+      name: c.name,
+      classification: c.classification,
+      status: c.patched.status,
+      baseline: c.baseline,
+      failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
+    })),
+    twin: twin && {
+      ...twin,
+      cases: twin.cases.map((c) => ({
+        ...c,
+        failures: withOrigins(c.failures, { plan, buildDir, checkout: git.dir, localEdits }),
+      })),
+    },
+  };
+  if (summary.cases + (twin?.summary.cases ?? 0) === 0) {
+    throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
+      hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
+    });
+  }
+  if (runsSuite) {
+    await writeFile(
+      lastRunFile(buildDir),
+      JSON.stringify({
+        inputHash: plan.inputHash,
+        filter: options.tests ?? null,
+        binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
+        data,
+      }),
+    );
+  }
+  return { data, classified, blocking, inputHash: plan.inputHash };
+}
+
+/** The usage error for a `--tests` filter that matched no case, with the names closest to it. */
+async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<UserError> {
+  const names = await listDoctestCases(spec, ctx.log);
+  const close = closeCaseNames(filter, names);
+  const how = 'doctest matches whole case names, ignoring case, with * and ? wildcards (e.g. --tests "*storage*")';
+  return new UserError('USAGE', `--tests "${filter}" matches none of the ${names.length} test cases.`, {
+    hint: close.length ? `Close names: ${close.map((n) => `"${n}"`).join(', ')}. ${how}.` : `No name is close; ${how}.`,
+    details: { filter, close },
+  });
+}
+
+export interface SuiteResult {
+  data: TestData;
+  classified: ClassifiedCase[];
+  /** New failures plus failing new tests. */
+  blocking: number;
+  inputHash: string;
+}
+
+export function lastRunFile(buildDir: string): string {
+  return path.join(buildDir, 'mlx-storage-pr-last-run.json');
+}
+
+async function mtime(file: string): Promise<number | null> {
+  return stat(file).then(
+    (s) => s.mtimeMs,
+    () => null,
+  );
+}
+
+/**
+ * The saved full-suite result of the last `test`, when the series, the build
+ * options and the test binary are all unchanged since; otherwise null.
+ */
+export async function currentSavedRun(ctx: Context, options: SuiteOptions): Promise<TestData | null> {
+  if ((await ctx.checkout()) === null) return null;
+  const { plan } = await ctx.project();
+  const setup = await prepareBuild(ctx, options);
+  const buildDir = ctx.layout.patched.build(setup.key);
+  // A saved run that is missing, unreadable or not JSON is no saved run: the tests run again.
+  const saved = await readFile(lastRunFile(buildDir), 'utf8')
+    .then(
+      (t) =>
+        JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData },
+    )
+    .catch(() => null);
+  if (!saved || saved.inputHash !== plan.inputHash || saved.filter !== null || !saved.data.baseline.used) return null;
+  if ((await inspectCheckout(ctx)).current === null) return null;
+  if (saved.binaryMtimeMs !== (await mtime(path.join(buildDir, ctx.config.build.testBinary)))) return null;
+  return saved.data;
+}

@@ -1,0 +1,88 @@
+/** What `clean` may remove from a workdir. Pure: the caller lists the folder and measures sizes. */
+
+import { isPartialCheckout, WORKDIR_NAMES as N } from '../core/workdir.js';
+
+export interface WorkdirItem {
+  name: string;
+  what: string;
+  /** `clean` removes it; `all` only `clean --all`. */
+  removedBy: 'clean' | 'all';
+  /** A git worktree of the checkout lives inside, so git's list of worktrees needs pruning after. */
+  holdsWorktree: boolean;
+}
+
+/**
+ * Names the entries this tool makes in a workdir. Anything else (and the
+ * lock) is not ours and is never touched.
+ */
+export function classifyWorkdirEntry(name: string, isDirectory: boolean): WorkdirItem | null {
+  if (!isDirectory) return null;
+  const item = (what: string, removedBy: WorkdirItem['removedBy'], holdsWorktree = false): WorkdirItem => ({
+    name,
+    what,
+    removedBy,
+    holdsWorktree,
+  });
+  if (name === N.checkout) return item('the MLX checkout', 'all');
+  if (name === N.metalCpp) return item('downloaded metal-cpp', 'all');
+  if (isPartialCheckout(name)) return item('unfinished fetch', 'clean');
+  if (name.startsWith(N.buildPrefix)) return item('build folder', 'clean');
+  if (name === N.baseline) return item('unpatched baseline: its tree, builds and saved results', 'clean', true);
+  if (name === N.withoutImplementation)
+    return item("verify's tree and build without the implementation", 'clean', true);
+  if (name === N.mutants) return item("verify's tree and build for mutants", 'clean', true);
+  if (name === N.checkMetal) return item('check-metal logs and self-test tree', 'clean');
+  // Its trees are worktrees of its own repository, inside it: removed together, nothing to prune.
+  if (name === N.check) return item("check's repository of other MLX commits, their trees and builds", 'clean');
+  return null;
+}
+
+export interface CleanPlan {
+  remove: WorkdirItem[];
+  keep: WorkdirItem[];
+}
+
+export function planClean(entries: ReadonlyArray<{ name: string; isDirectory: boolean }>, all: boolean): CleanPlan {
+  const ours = entries
+    .map((e) => classifyWorkdirEntry(e.name, e.isDirectory))
+    .filter((e): e is WorkdirItem => e !== null)
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    remove: ours.filter((e) => all || e.removedBy === 'clean'),
+    keep: ours.filter((e) => !all && e.removedBy === 'all'),
+  };
+}
+
+/** The user's work a checkout holds; `clean --all` must not delete any of it. */
+export interface CheckoutWork {
+  uncommitted: string[];
+  stashes: number;
+  backupRefs: string[];
+  branches: string[];
+  foreignHead: string | null;
+}
+
+export function describeCheckoutWork(work: CheckoutWork, dir: string): string[] {
+  const reasons: string[] = [];
+  if (work.uncommitted.length)
+    reasons.push(
+      `uncommitted changes: ${work.uncommitted.slice(0, 10).join(', ')}${work.uncommitted.length > 10 ? `, ... (${work.uncommitted.length} in all)` : ''}`,
+    );
+  if (work.stashes)
+    reasons.push(`${work.stashes} stash ${work.stashes === 1 ? 'entry' : 'entries'} (\`git -C ${dir} stash list\`)`);
+  if (work.backupRefs.length) reasons.push(`saved work from apply --force or reset: ${work.backupRefs.join(', ')}`);
+  if (work.foreignHead) reasons.push(`HEAD is a commit of yours: ${work.foreignHead.slice(0, 12)}`);
+  if (work.branches.length) reasons.push(`branches of yours: ${work.branches.join(', ')}`);
+  return reasons;
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}

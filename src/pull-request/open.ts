@@ -1,0 +1,169 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../adapters/github.js';
+import { PACKAGE_ROOT } from '../adapters/package-root.js';
+import { checksPass, formatChecks } from '../core/checks.js';
+import { UserError } from '../core/errors.js';
+import { githubRepoOf, parseRepoLocation } from './fork-refs.js';
+import { DESCRIPTION_FILE, policyChecks } from '../readiness/policy.js';
+import type { Context } from '../series/context.js';
+import type { ForkTarget } from './fork.js';
+import { tokenFrom } from './fork.js';
+import { readPolicyFiles } from '../readiness/policy-files.js';
+
+export const DEFAULT_API_URL = 'https://api.github.com';
+
+export interface PullRequestOutcome {
+  status: 'created' | 'updated' | 'unchanged' | 'would-create' | 'would-update';
+  /** Null only in a dry run that would create it. */
+  number: number | null;
+  url: string | null;
+  draft: boolean;
+  /** `<fork owner>:<branch>`. */
+  head: string;
+  /** `<owner>/<repo>` of the upstream repository. */
+  repository: string;
+  base: string;
+  /** The fields a PATCH changed (or would change). */
+  changed: Array<'title' | 'body'>;
+}
+
+export interface OpenOptions {
+  fork: ForkTarget;
+  branch: string;
+  /** `--fork-owner`: the fork's owner when its URL does not say it. */
+  forkOwner?: string | undefined;
+  /** `--api-url`, else GITHUB_API_URL, else api.github.com. */
+  apiUrl?: string | undefined;
+}
+
+/** Everything a request needs, checked before anything is pushed. */
+export interface PreparedOpen {
+  token: string;
+  upstream: RepoId;
+  head: string;
+  /** pr/description.md, verbatim. */
+  body: string;
+  apiUrl: string;
+}
+
+/**
+ * What `--open` needs before any request: the PR text passes the policy
+ * checks (no placeholder, an AI use disclosure), a token, the upstream
+ * repository and the fork's owner. Run before anything is pushed.
+ */
+export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<PreparedOpen> {
+  const files = await readPolicyFiles(ctx.projectRoot);
+  const checks = policyChecks(files);
+  if (!checksPass(checks))
+    throw new UserError(
+      'PR_TEXT_INCOMPLETE',
+      `The pull request text is not ready to open the pull request:\n${formatChecks(checks.filter((c) => c.status !== 'pass')).join('\n')}`,
+      {
+        hint: `Write ${DESCRIPTION_FILE} and pr/commit-message.txt in your own words, with an AI use disclosure (pr/README.md). Nothing was sent to GitHub.`,
+        details: { checks },
+      },
+    );
+  const body = files.find((f) => f.path === DESCRIPTION_FILE)?.text ?? '';
+
+  const token = tokenFrom(ctx.env);
+  if (token === null)
+    throw new UserError('TOKEN_MISSING', '--open needs a GitHub token in GH_TOKEN or GITHUB_TOKEN.', {
+      hint: 'Create a token that may create pull requests in the upstream repository (classic: public_repo) and set GH_TOKEN; README "Opening the pull request" lists which tokens work. Or leave out --open and open the pull request once by hand: each refresh of the branch updates it.',
+    });
+
+  const upstreamRepo = githubRepoOf(parseRepoLocation(ctx.config.upstream.url, ctx.cwd));
+  if (upstreamRepo === null)
+    throw new UserError('USAGE', `--open: upstream.url (${ctx.config.upstream.url}) is not a GitHub repository URL.`, {
+      hint: 'Set upstream.url in mlx-storage-pr.config.json to https://<host>/<owner>/<repo>.git.',
+    });
+  const owner = o.forkOwner ?? githubRepoOf(o.fork.location)?.owner;
+  if (owner === undefined || owner === '')
+    throw new UserError('USAGE', `--open: the fork ${o.fork.given} does not say whose fork it is.`, {
+      hint: 'Pass --fork-owner <your GitHub login> (the pull request comes from <login>:<branch>).',
+    });
+  return {
+    token,
+    upstream: { owner: upstreamRepo.owner, repo: upstreamRepo.repo },
+    head: `${owner}:${o.branch}`,
+    body,
+    apiUrl: o.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL),
+  };
+}
+
+async function version(): Promise<string> {
+  const pkg = JSON.parse(await readFile(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * Creates the pull request from `<fork owner>:<branch>` into the upstream
+ * default branch (a draft unless asked otherwise), or updates the open one
+ * when its title or body differ from the commit subject and
+ * pr/description.md. Nothing else is touched (an open pull request keeps its
+ * draft state and base).
+ */
+export async function openPullRequest(
+  ready: PreparedOpen,
+  o: { title: string; draft: boolean; dryRun: boolean },
+): Promise<PullRequestOutcome> {
+  const client: GitHubClient = gitHubClient({
+    baseUrl: ready.apiUrl,
+    token: ready.token,
+    userAgent: `mlx-storage-pr/${await version()}`,
+  });
+  const repository = `${ready.upstream.owner}/${ready.upstream.repo}`;
+  try {
+    const base = await client.defaultBranch(ready.upstream);
+    const open = await client.openPullRequest(ready.upstream, ready.head);
+    const common = { head: ready.head, repository, base };
+    if (open === null) {
+      if (o.dryRun) return { ...common, status: 'would-create', number: null, url: null, draft: o.draft, changed: [] };
+      const created = await client.createPullRequest(ready.upstream, {
+        title: o.title,
+        body: ready.body,
+        head: ready.head,
+        base,
+        draft: o.draft,
+      });
+      return {
+        ...common,
+        status: 'created',
+        number: created.number,
+        url: created.url,
+        draft: created.draft,
+        changed: [],
+      };
+    }
+    const changes: { title?: string; body?: string } = {};
+    if (open.title !== o.title) changes.title = o.title;
+    if (open.body !== ready.body) changes.body = ready.body;
+    const changed = Object.keys(changes) as Array<'title' | 'body'>;
+    const known = { ...common, number: open.number, url: open.url, draft: open.draft, base: open.base, changed };
+    if (changed.length === 0) return { ...known, status: 'unchanged' };
+    if (o.dryRun) return { ...known, status: 'would-update' };
+    const updated = await client.updatePullRequest(ready.upstream, open.number, changes);
+    return { ...known, status: 'updated', url: updated.url, draft: updated.draft };
+  } catch (error) {
+    if (error instanceof GitHubError) throw apiFailed(error, ready.head, repository);
+    throw error;
+  }
+}
+
+function apiFailed(error: GitHubError, head: string, repository: string): UserError {
+  const hint =
+    error.status === null
+      ? 'GitHub did not answer: check the network and --api-url (or GITHUB_API_URL).'
+      : error.status === 401
+        ? 'GitHub refused the token (expired or mistyped): set GH_TOKEN to a valid one.'
+        : error.status === 403 || error.status === 404
+          ? `The token may not create pull requests in ${repository}. A fine-grained token scoped to your fork cannot; use a classic token with public_repo, or open the pull request once by hand from ${head} (each refresh of the branch updates it).`
+          : error.status === 422
+            ? `GitHub did not accept the pull request: check that the branch ${head} exists on your fork (push it first) and that it differs from ${repository}'s default branch.`
+            : 'Run again later; --verbose shows the commands run.';
+  return new UserError('GITHUB_API_FAILED', error.message, {
+    hint,
+    details: { request: error.request, status: error.status },
+  });
+}

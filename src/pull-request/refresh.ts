@@ -1,0 +1,188 @@
+import type { Git } from '../adapters/git.js';
+import { withLock } from '../adapters/lock.js';
+import { ProcessError } from '../adapters/process-error.js';
+import { formatChecks, type CheckResult } from '../core/checks.js';
+import { processFailed, UserError } from '../core/errors.js';
+import { leaseRef } from './fork-refs.js';
+import { inspectCheckout, requireAppliedCheckout } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
+import { refreshFork, resolveFork, tokenFrom, type RefreshOutcome } from './fork.js';
+import { makeUserCommit, prepareUserCommit } from './commit.js';
+import { openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
+import { verifyChecks, type VerifyChecksOptions } from '../readiness/readiness-report.js';
+
+export interface PrOptions extends VerifyChecksOptions {
+  /** `--fork`: a URL, a path or a remote of the checkout. */
+  fork: string;
+  /** `--branch`; default: the config's `branch`. */
+  branch?: string | undefined;
+  dryRun?: boolean | undefined;
+  /** Replace a branch that holds work the tool did not push (its tip is kept under a backup ref first). */
+  force?: boolean | undefined;
+  /** Push without running verify's checks. */
+  skipChecks?: boolean | undefined;
+  /** Create or update the pull request through the GitHub API. */
+  open?: boolean | undefined;
+  draft?: boolean | undefined;
+  forkOwner?: string | undefined;
+  apiUrl?: string | undefined;
+}
+
+export interface PrData {
+  command: 'pr';
+  status: RefreshOutcome['status'];
+  branch: string;
+  /** `--fork` as given (a remote's name, a URL or a path). */
+  remote: string;
+  /** The URL pushed to. */
+  url: string;
+  /** The commit the branch holds (unchanged: the fork's own, equal in content; dry run: the one it would get). */
+  commit: string;
+  /** The branch tip before the refresh, or null when there was no branch. */
+  previous: string | null;
+  subject: string;
+  author: string;
+  committer: string;
+  /** The ref on the fork that keeps the id pushed last. */
+  leaseRef: string;
+  backup: RefreshOutcome['backup'];
+  /** verify's checks as they ran; null with --skip-checks. */
+  checks: CheckResult[] | null;
+  /** Check ids left out with --skip. */
+  skipped: string[];
+  pullRequest: PullRequestOutcome | null;
+}
+
+/** Refuses a checkout with edits of its own: the pushed commit holds only templates/ and patches/. */
+async function verifyNoLocalEdits(git: Git): Promise<void> {
+  const dirty = await git.status();
+  if (dirty.length === 0) return;
+  throw new UserError(
+    'DIRTY_CHECKOUT',
+    `The checkout has edits that are not in templates/ or patches/, so the pushed commit would not hold them:\n  ${dirty.map((e) => `${e.code} ${e.path}`).join('\n  ')}`,
+    {
+      hint: 'Move them into templates/ or patches/ and run `mlx-storage-pr apply`; or drop them with `mlx-storage-pr reset` (which saves them first) and `mlx-storage-pr apply`. Nothing was pushed.',
+      details: { dirty: dirty.map((e) => e.path) },
+    },
+  );
+}
+
+/**
+ * Refreshes the pull request's branch on the user's fork and, when asked,
+ * the pull request itself. In order: the checkout holds the current series
+ * and nothing else; the commit message, the identity, the fork and the
+ * branch are usable (and, for --open, the description and the token); verify's
+ * checks pass (build checks from the saved results of this series when
+ * there are any); then, under the workdir lock, the commit is made and the
+ * branch refreshed in one atomic push; then the pull request.
+ */
+export async function refreshPullRequest(ctx: Context, options: PrOptions): Promise<PrData> {
+  const token = tokenFrom(ctx.env);
+  try {
+    return await run(ctx, options);
+  } catch (error) {
+    throw token === null ? error : withoutSecret(error, token);
+  }
+}
+
+async function run(ctx: Context, options: PrOptions): Promise<PrData> {
+  const need = { hint: ', so the pushed commit is what templates/ and patches/ say.' };
+  const applied = await requireAppliedCheckout(ctx, need);
+  const git = applied.git;
+  await verifyNoLocalEdits(git);
+
+  const inputs = await prepareUserCommit(ctx, git);
+  const fork = await resolveFork(ctx, git, options.fork);
+  const branch = options.branch ?? ctx.config.branch;
+  if (!(await git.isValidBranchName(branch)))
+    throw new UserError('USAGE', `--branch ${branch} is not a valid branch name.`, {
+      hint: 'For example --branch metal-storage-view.',
+    });
+  const open = options.open
+    ? await prepareOpen(ctx, { fork, branch, forkOwner: options.forkOwner, apiUrl: options.apiUrl })
+    : null;
+
+  let checks: CheckResult[] | null = null;
+  let skipped: string[] = [];
+  if (options.skipChecks) {
+    ctx.log.warn("--skip-checks: verify's checks did not run; the pushed commit is not checked.");
+  } else {
+    const outcome = await verifyChecks(ctx, options);
+    checks = outcome.checks;
+    skipped = outcome.skipped;
+    if (!outcome.ready) {
+      const failing = checks.filter((c) => c.required && c.status !== 'pass');
+      throw new UserError(
+        'CHECK_FAILED',
+        `${failing.length} required check(s) of verify did not pass, so nothing was pushed:\n${formatChecks(failing).join('\n')}`,
+        {
+          hint: 'Fix each (the fix is under it; `mlx-storage-pr verify` reports them all), or leave checks out with --skip <name> or --skip-checks.',
+          details: { checks },
+        },
+      );
+    }
+    for (const line of formatChecks(checks)) ctx.log.info(line);
+  }
+
+  const refreshed = await withLock(ctx.workdir, 'pr', async () => {
+    // The checks ran without the lock: the checkout must still hold what they checked.
+    const now = await inspectCheckout(ctx);
+    if (now.current?.head.commit !== applied.head.commit)
+      throw new UserError('NOT_APPLIED', 'The checkout changed while the checks ran.', {
+        hint: 'Run `mlx-storage-pr pr` again. Nothing was pushed.',
+      });
+    await verifyNoLocalEdits(git);
+    const commit = await makeUserCommit(git, inputs, applied.head.tree, ctx.config.upstream.commit);
+    const outcome = await refreshFork(ctx, git, {
+      fork,
+      branch,
+      commit,
+      force: options.force === true,
+      dryRun: options.dryRun === true,
+      now: new Date(),
+    });
+    return { commit, outcome };
+  });
+
+  const pullRequest = open
+    ? await openPullRequest(open, {
+        title: refreshed.commit.subject,
+        draft: options.draft !== false,
+        dryRun: options.dryRun === true,
+      })
+    : null;
+
+  return {
+    command: 'pr',
+    status: refreshed.outcome.status,
+    branch,
+    remote: fork.given,
+    url: fork.url,
+    commit: refreshed.outcome.commit,
+    previous: refreshed.outcome.previous,
+    subject: refreshed.commit.subject,
+    author: refreshed.commit.author,
+    committer: refreshed.commit.committer,
+    leaseRef: leaseRef(branch),
+    backup: refreshed.outcome.backup,
+    checks,
+    skipped,
+    pullRequest,
+  };
+}
+
+/** The error with every occurrence of `secret` masked: a token never reaches output, whatever said it. */
+function withoutSecret(error: unknown, secret: string): unknown {
+  const mask = (text: string) => text.split(secret).join('***');
+  const failure = error instanceof ProcessError ? processFailed(error) : error;
+  if (failure instanceof UserError) {
+    if (![failure.message, failure.hint ?? '', JSON.stringify(failure.details ?? null)].some((t) => t.includes(secret)))
+      return failure;
+    return new UserError(failure.code, mask(failure.message), {
+      ...(failure.hint === undefined ? {} : { hint: mask(failure.hint) }),
+      details: JSON.parse(mask(JSON.stringify(failure.details ?? null))) as unknown,
+    });
+  }
+  if (failure instanceof Error && failure.message.includes(secret)) return new Error(mask(failure.message));
+  return failure;
+}

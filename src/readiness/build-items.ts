@@ -1,0 +1,247 @@
+import { withLock } from '../adapters/lock.js';
+import { failedCheck, type CheckResult } from '../core/checks.js';
+import { isUserError, UserError } from '../core/errors.js';
+import type { ApplyPlan } from '../series/plan.js';
+import { buildTarget, configureIfNeeded, runDoctest } from '../build/cmake.js';
+import { prepareWorktree } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
+import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../build/suite.js';
+import { mutantsCheck, MUTANTS_TITLE } from '../build/mutants-run.js';
+import { readSavedCheck, saveCheck } from '../build/saved-results.js';
+import { buildTree } from '../series/tree.js';
+
+export type BuildCheckOptions = SuiteOptions;
+
+/**
+ * The checks that need a build of MLX: the patched Linux build with the test
+ * suite compared against the baseline build, and proof that the new tests
+ * fail without the implementation (MLX CONTRIBUTING.md). `verify` lists
+ * whatever this returns.
+ */
+export async function buildChecks(
+  ctx: Context,
+  options: BuildCheckOptions,
+  skipped: readonly string[] = [],
+): Promise<CheckResult[]> {
+  const suite = await linuxBuild(ctx, options);
+  const checks = [suite.check];
+  if (!skipped.includes('tests-fail-without-implementation'))
+    checks.push(await withoutImplementation(ctx, options, suite.data));
+  const metalTests = (await ctx.project()).plan.files.some((f) => f.path === ctx.config.variables.metal_test_file);
+  const twin = skipped.includes('metal-twin') ? null : await twinCheck(ctx, options, suite.data, metalTests);
+  if (twin) checks.push(twin);
+  if (!skipped.includes('mutants')) {
+    const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
+    checks.push(
+      !metalTests
+        ? {
+            id: 'mutants',
+            title: MUTANTS_TITLE,
+            status: 'not-checked',
+            required: false,
+            detail: 'the series adds no Metal-only test file: no implementation to mutate',
+          }
+        : blocked
+          ? {
+              id: 'mutants',
+              title: MUTANTS_TITLE,
+              status: 'not-checked',
+              detail: 'needs a passing Linux build and Metal twin run first',
+              required: true,
+            }
+          : await mutantsCheck(ctx, options),
+    );
+  }
+  return checks;
+}
+
+/**
+ * The PR's Metal-only cases on the host twin (Linux). On macOS they run for
+ * real in the suite, so there is nothing to twin.
+ */
+async function twinCheck(
+  ctx: Context,
+  options: BuildCheckOptions,
+  full: TestData | null,
+  metalTests: boolean,
+): Promise<CheckResult> {
+  const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
+  if (ctx.platform === 'darwin')
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: 'not needed on macOS: the suite runs the Metal-only cases on Metal',
+    };
+  if (!metalTests)
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: `the series adds no Metal-only test file (${ctx.config.variables.metal_test_file}): nothing to run on the twin`,
+    };
+  if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
+  try {
+    const { data } = await runSuite(ctx, { ...options, tests: undefined, metalTwin: true, suite: false });
+    const twin = data.twin!;
+    const s = twin.summary;
+    const failed = twin.cases.filter((c) => c.classification === 'new-test-failed').map((c) => c.name);
+    if (s.cases === 0)
+      return { ...base, status: 'fail', detail: 'the twin ran no case', fix: 'mlx-storage-pr test --metal-twin' };
+    return {
+      ...base,
+      status: failed.length ? 'fail' : 'pass',
+      detail:
+        `${s.cases} Metal-only case(s): ${s.passed} passed, ${s.failed} failed (${s.assertions.passed} assertions passed)` +
+        (failed.length ? `; failing: ${failed.join(', ')}` : '') +
+        `; shows ${twin.shows}; cannot show ${twin.cannotShow}`,
+      ...(failed.length ? { fix: 'mlx-storage-pr test --metal-twin --no-suite  (lists every failure)' } : {}),
+    };
+  } catch (error) {
+    return failedCheck(base, error);
+  }
+}
+
+async function linuxBuild(
+  ctx: Context,
+  options: BuildCheckOptions,
+): Promise<{ check: CheckResult; data: TestData | null }> {
+  const title = 'Linux build and test suite against the baseline';
+  try {
+    const saved = await currentSavedRun(ctx, options);
+    const data = saved ?? (await runSuite(ctx, options)).data;
+    const s = data.summary;
+    const blocking = s.byClass['new-failure'] + s.byClass['new-test-failed'];
+    const detail =
+      `${s.cases} cases: ${s.passed} passed, ${s.failed} failed (${s.byClass['pre-existing-failure']} also fail unpatched); ` +
+      `${s.byClass['new-failure']} new failure(s), ${s.byClass['new-test-failed']} failing new test(s), ${s.byClass['new-test-passed']} new test(s) passing` +
+      (saved ? ' (saved results of the last `test`; the series and binary are unchanged)' : '');
+    return {
+      check: {
+        id: 'linux-build',
+        title,
+        status: blocking ? 'fail' : 'pass',
+        detail,
+        fix: 'mlx-storage-pr test  (lists every failure)',
+        required: true,
+      },
+      data,
+    };
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    return {
+      check: {
+        id: 'linux-build',
+        title,
+        status: 'fail',
+        detail: error.message,
+        ...(error.hint ? { fix: error.hint } : {}),
+        required: true,
+      },
+      data: null,
+    };
+  }
+}
+
+/** The part of the series that only adds or changes tests. */
+export function testsOnlyPlan(plan: ApplyPlan, testFiles: readonly string[]): ApplyPlan {
+  const isTest = (file: string) => testFiles.includes(file) || file.startsWith('tests/');
+  return {
+    ...plan,
+    files: plan.files.filter((f) => isTest(f.path)),
+    patches: plan.patches.filter((p) => p.files.every((f) => isTest(f.path))),
+    inputHash: `${plan.inputHash}-tests-only`,
+  };
+}
+
+async function withoutImplementation(
+  ctx: Context,
+  options: BuildCheckOptions,
+  full: TestData | null,
+): Promise<CheckResult> {
+  const base = {
+    id: 'tests-fail-without-implementation',
+    title: 'New tests fail without the implementation',
+    required: true,
+  };
+  if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
+  const newTests = full.cases
+    .filter((c) => c.classification === 'new-test-passed' || c.classification === 'new-test-failed')
+    .map((c) => c.name);
+  if (newTests.length === 0)
+    return {
+      ...base,
+      status: 'fail',
+      detail: 'the series adds no test case that this build runs',
+      fix: 'Add doctest cases for the new code',
+    };
+
+  try {
+    // A result for exactly this series, these build options and these new tests is not built again.
+    const setup = await prepareBuild(ctx, options);
+    const resultsFile = ctx.layout.withoutImplementation.results(setup.key);
+    const inputs = JSON.stringify({
+      inputHash: (await ctx.project()).plan.inputHash,
+      key: setup.key,
+      newTests: [...newTests].sort(),
+    });
+    const saved = await readSavedCheck(resultsFile, inputs);
+    if (saved !== null)
+      return { ...saved, detail: `${saved.detail} (saved result; the series and build options are unchanged)` };
+
+    // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
+    const check = await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
+      const git = await ctx.checkout();
+      if (git === null)
+        throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
+      const vars = ctx.config.variables;
+      const plan = testsOnlyPlan((await ctx.project()).plan, [vars.metal_test_file, vars.stub_test_file]);
+      const built = await buildTree(git, plan);
+      if (built.tree === null)
+        return {
+          ...base,
+          status: 'fail',
+          detail: 'the test changes do not apply on their own',
+          fix: 'Keep test edits in patches that touch only tests/',
+        };
+      const commit = await git.commitTree(
+        built.tree,
+        ctx.config.upstream.commit,
+        'mlx-storage-pr: tests without the implementation',
+      );
+
+      // Its own tree at the same depth as the others, so ccache reuses their objects.
+      const tree = ctx.layout.withoutImplementation;
+      await prepareWorktree(ctx, git, tree, commit, { fresh: true });
+      const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'without implementation');
+      await configureIfNeeded(spec, ctx.log);
+      try {
+        await buildTarget(spec, ctx.log, ctx.log.stream);
+      } catch (error) {
+        if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
+        const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+        const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
+        return {
+          ...base,
+          status: 'pass',
+          detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run`,
+        };
+      }
+      const run = await runDoctest(spec, ctx.log, {});
+      const passing = newTests.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
+      if (passing.length) {
+        return {
+          ...base,
+          status: 'fail',
+          detail: `these new cases pass without the implementation: ${passing.join(', ')}`,
+          fix: 'Make each new test check behaviour that only the implementation provides',
+        };
+      }
+      return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
+    });
+    await saveCheck(ctx, resultsFile, inputs, check);
+    return check;
+  } catch (error) {
+    return failedCheck(base, error);
+  }
+}

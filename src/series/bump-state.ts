@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { ifAbsent } from '../adapters/files.js';
+import { CONFIG_FILE } from './config.js';
+import { UserError } from '../core/errors.js';
+import type { Context } from './context.js';
+
+/**
+ * An unfinished `bump`, kept in `<workdir>/bump/` until `bump --continue` or
+ * `bump --abort`: where it goes, the worktree of the new commit with the
+ * conflicts, what the series looked like there when it stopped, and a copy
+ * of the project files as they were before, which `--abort` puts back.
+ */
+export interface BumpState {
+  format: 1;
+  /** The ref as the user named it. */
+  ref: string;
+  from: { commit: string; version: string };
+  to: { commit: string; version: string };
+  /** The worktree of `to` where the conflicts are resolved. */
+  worktree: string;
+  /** HEAD of the checkout when the bump started. */
+  head: string | null;
+  conflicts: Array<{ patch: string; file: string; count: number }>;
+  /** Each patched file as the series left it on `to`, conflict markers included: what `export` diffs edits against. */
+  chain: Array<{ path: string; base: string; steps: Array<{ patch: string; post: string }> }>;
+  /** Which of the project's folders existed when the bump started. */
+  had: { templates: boolean; patches: boolean };
+}
+
+/** The short form `status` shows and `--json` carries. */
+export interface BumpSummary {
+  ref: string;
+  from: { commit: string; version: string };
+  to: { commit: string; version: string };
+  worktree: string;
+  conflicts: Array<{ patch: string; file: string; count: number }>;
+}
+
+export function bumpSummary(state: BumpState): BumpSummary {
+  return { ref: state.ref, from: state.from, to: state.to, worktree: state.worktree, conflicts: state.conflicts };
+}
+
+/** The unfinished bump of this workdir, or null. */
+export async function readBumpState(ctx: Context): Promise<BumpState | null> {
+  const text = await ifAbsent(readFile(ctx.layout.bump.state, 'utf8'), null);
+  if (text === null) return null;
+  let state: BumpState;
+  try {
+    state = JSON.parse(text) as BumpState;
+  } catch {
+    state = { format: 0 } as unknown as BumpState;
+  }
+  if (state.format !== 1 || typeof state.to?.commit !== 'string' || !Array.isArray(state.chain)) {
+    throw new UserError('BUMP_IN_PROGRESS', `${ctx.layout.bump.state} is not a bump state this version can read.`, {
+      hint: `The copy of your project files from before the bump is in ${ctx.layout.bump.backup}; put back what you need, then delete ${ctx.layout.bump.root}.`,
+    });
+  }
+  return state;
+}
+
+/** Keeps the config, templates/ and patches/ as they are now, then records the bump. */
+export async function startBump(ctx: Context, state: Omit<BumpState, 'had'>): Promise<BumpState> {
+  const { backup } = ctx.layout.bump;
+  await rm(backup, { recursive: true, force: true });
+  await mkdir(backup, { recursive: true });
+  const had = { templates: false, patches: false };
+  for (const folder of ['templates', 'patches'] as const) {
+    const from = path.join(ctx.projectRoot, folder);
+    if (!existsSync(from)) continue;
+    await cp(from, path.join(backup, folder), { recursive: true, preserveTimestamps: true });
+    had[folder] = true;
+  }
+  await cp(path.join(ctx.projectRoot, CONFIG_FILE), path.join(backup, CONFIG_FILE), { preserveTimestamps: true });
+  const full: BumpState = { ...state, had };
+  await writeFile(ctx.layout.bump.state, `${JSON.stringify(full, null, 2)}\n`);
+  return full;
+}
+
+/** Puts the config, templates/ and patches/ back exactly as they were when the bump started. */
+export async function restoreProjectFiles(ctx: Context, state: BumpState): Promise<void> {
+  const { backup } = ctx.layout.bump;
+  for (const folder of ['templates', 'patches'] as const) {
+    const target = path.join(ctx.projectRoot, folder);
+    await rm(target, { recursive: true, force: true });
+    if (state.had[folder]) await cp(path.join(backup, folder), target, { recursive: true, preserveTimestamps: true });
+  }
+  await cp(path.join(backup, CONFIG_FILE), path.join(ctx.projectRoot, CONFIG_FILE), { preserveTimestamps: true });
+}
+
+/** Forgets the bump: its state, the copy of the project files and the worktree folder. */
+export async function removeBumpFolder(ctx: Context): Promise<void> {
+  await rm(ctx.layout.bump.root, { recursive: true, force: true });
+}

@@ -1,0 +1,87 @@
+import type { Conflict } from './conflict.js';
+import { plannedPaths } from './plan.js';
+import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
+import type { Context } from './context.js';
+import { classifyHead, type HeadState } from './checkout-state.js';
+import { buildTree } from './tree.js';
+
+export type ApplyState =
+  'no-checkout' | 'no-files' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
+
+export interface StatusData {
+  command: 'status';
+  checkout: string;
+  pinned: string;
+  pinnedVersion: string;
+  head: string | null;
+  base: string | null;
+  branch: string | null;
+  state: ApplyState;
+  /** Planned paths whose content in the working tree differs from the rendered series. */
+  differs: string[];
+  dirty: Array<{ path: string; code: string }>;
+  conflicts: Conflict[];
+  /** Set while a bump is in progress. */
+  bump?: BumpSummary;
+}
+
+/** Where the checkout stands against the pinned commit and the rendered series. */
+export async function checkoutStatus(ctx: Context): Promise<StatusData> {
+  const { plan } = await ctx.project();
+  const pinned = ctx.config.upstream.commit;
+  const data: StatusData = {
+    command: 'status',
+    checkout: ctx.layout.checkout,
+    pinned,
+    pinnedVersion: ctx.config.upstream.version,
+    head: null,
+    base: null,
+    branch: null,
+    state: 'no-checkout',
+    differs: [],
+    dirty: [],
+    conflicts: [],
+  };
+  const bump = await readBumpState(ctx);
+  if (bump) data.bump = bumpSummary(bump);
+  const git = await ctx.checkout();
+  if (git === null) return data;
+
+  const head = await classifyHead(git, pinned);
+  data.head = head.kind === 'empty' ? null : head.commit;
+  data.base = baseOf(head, pinned);
+  data.branch = await git.currentBranch();
+  data.dirty = await git.status();
+
+  if (!(await git.hasCommit(pinned))) {
+    data.state = 'missing-pinned-commit';
+  } else {
+    const built = await buildTree(git, plan);
+    data.conflicts = built.conflicts;
+    if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));
+    data.state =
+      head.kind === 'applied'
+        ? head.inputHash === plan.inputHash
+          ? 'applied'
+          : 'outdated'
+        : head.kind === 'foreign'
+          ? 'foreign-head'
+          : head.kind === 'empty'
+            ? 'no-files'
+            : 'not-applied';
+  }
+  return data;
+}
+
+function baseOf(head: HeadState, pinned: string): string | null {
+  switch (head.kind) {
+    case 'empty':
+      return null;
+    case 'pinned':
+      return pinned;
+    case 'applied':
+      return head.base;
+    case 'foreign':
+      return head.base;
+  }
+}

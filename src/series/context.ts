@@ -1,0 +1,135 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Env } from '../adapters/env.js';
+import { Git } from '../adapters/git.js';
+import { createLogger, type Logger } from '../adapters/log.js';
+import { findProjectRoot, loadConfig, loadPlanInputs, realPath } from './project-files.js';
+import type { Config } from './config.js';
+import { UserError } from '../core/errors.js';
+import { DEFAULT_WORKDIR, verifyWorkdir } from '../core/paths.js';
+import { buildPlan, type ApplyPlan, type PlanInputs } from './plan.js';
+import { chooseSource, type Source } from './source.js';
+import { workdirLayout, type WorkdirLayout } from '../core/workdir.js';
+import { cacheRoot } from '../build/offline-deps.js';
+
+/** What an operation needs to find the project, the workdir and MLX. The command layer fills it from process state. */
+export interface ContextOptions {
+  cwd: string;
+  env: Env;
+  /** The platform the tool runs on (process.platform, injected). */
+  platform: NodeJS.Platform;
+  project?: string | undefined;
+  workdir?: string | undefined;
+  mlxRepo?: string | undefined;
+  verbose?: boolean | undefined;
+  logger?: Logger | undefined;
+}
+
+/** templates/ and patches/ as read, and the series they render to. */
+export interface Project {
+  inputs: PlanInputs;
+  plan: ApplyPlan;
+}
+
+export interface Context {
+  projectRoot: string;
+  config: Config;
+  workdir: string;
+  /** Every path this tool uses in the workdir. */
+  layout: WorkdirLayout;
+  source: Source;
+  log: Logger;
+  /** The command's environment: every child process runs with exactly this. */
+  env: Env;
+  /** The folder relative paths in options are resolved against. */
+  cwd: string;
+  platform: NodeJS.Platform;
+  /** Shared cache outside the workdir (stand-in dependency folders). */
+  cacheRoot: string;
+  /** The project's inputs and rendered series, read and rendered once per context. */
+  project(): Promise<Project>;
+  /** Reads the config, templates/ and patches/ again, after they were rewritten. */
+  reloadProject(): Promise<Project>;
+  /** The checkout in the workdir, or null when there is none; opened once it exists. */
+  checkout(): Promise<Git | null>;
+}
+
+export async function loadContext(options: ContextOptions): Promise<Context> {
+  const projectRoot = options.project ? path.resolve(options.cwd, options.project) : findProjectRoot(options.cwd);
+  const config = await loadConfig(projectRoot);
+  const workdir = chooseWorkdir(options, projectRoot);
+  const source = chooseSource(options.mlxRepo, options.env['MLX_REPO'], config.upstream.url, options.cwd);
+  const log = options.logger ?? createLogger({ verbose: options.verbose ?? false });
+  let project: Promise<Project> | undefined;
+  let checkout: Git | undefined;
+  const ctx: Context = {
+    projectRoot,
+    config,
+    workdir,
+    layout: workdirLayout(workdir),
+    source,
+    log,
+    env: options.env,
+    cwd: options.cwd,
+    platform: options.platform,
+    cacheRoot: cacheRoot(options.env),
+    project() {
+      if (project === undefined) {
+        const loading = loadPlanInputs(projectRoot, ctx.config).then((inputs) => ({
+          inputs,
+          plan: buildPlan(inputs),
+        }));
+        // A failed read is not kept: the next call reports it again.
+        loading.catch(() => {
+          if (project === loading) project = undefined;
+        });
+        project = loading;
+      }
+      return project;
+    },
+    async reloadProject() {
+      // `bump` moves the pin: everything after it sees the new commit.
+      ctx.config = await loadConfig(projectRoot);
+      project = undefined;
+      return ctx.project();
+    },
+    checkout() {
+      checkout ??= openCheckout(ctx.layout, log, ctx.env) ?? undefined;
+      return Promise.resolve(checkout ?? null);
+    },
+  };
+  return ctx;
+}
+
+/** --workdir, else MLX_STORAGE_PR_WORKDIR, else <project>/.work; empty values and folders inside the project are refused. */
+function chooseWorkdir(options: ContextOptions, projectRoot: string): string {
+  const flag = options.workdir;
+  const env = options.env['MLX_STORAGE_PR_WORKDIR'];
+  if (flag !== undefined && flag.trim() === '') {
+    throw new UserError('WORKDIR_INVALID', '--workdir is empty.', {
+      hint: `Name a folder outside the project (--workdir ~/mlx-work), or leave the option out to use ${path.join(projectRoot, DEFAULT_WORKDIR)}.`,
+    });
+  }
+  if (flag === undefined && env !== undefined && env.trim() === '') {
+    throw new UserError('WORKDIR_INVALID', 'MLX_STORAGE_PR_WORKDIR is set but empty.', {
+      hint: `Run \`unset MLX_STORAGE_PR_WORKDIR\` to use ${path.join(projectRoot, DEFAULT_WORKDIR)}, or set it to a folder outside the project.`,
+    });
+  }
+  const origin = flag !== undefined ? '--workdir' : env !== undefined ? 'MLX_STORAGE_PR_WORKDIR' : null;
+  const workdir = path.resolve(options.cwd, flag ?? env ?? path.join(projectRoot, DEFAULT_WORKDIR));
+  if (origin !== null) verifyWorkdir(realPath(workdir), realPath(projectRoot), origin);
+  return workdir;
+}
+
+/** Opens the checkout in the workdir if one exists, without fetching anything. */
+function openCheckout(layout: WorkdirLayout, log: Logger, env: Env): Git | null {
+  const dir = layout.checkout;
+  if (!existsSync(dir)) return null;
+  if (!existsSync(path.join(dir, '.git'))) {
+    throw new UserError('CHECKOUT_INVALID', `${dir} exists but is not a git checkout.`, {
+      hint: `Move it away, or choose another folder with --workdir.`,
+    });
+  }
+  return new Git(dir, log, env);
+}

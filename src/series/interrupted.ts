@@ -1,0 +1,114 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+import { ifAbsent } from '../adapters/files.js';
+import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
+import { UserError } from '../core/errors.js';
+import type { WorkdirLayout } from '../core/workdir.js';
+import { classifyHead } from './checkout-state.js';
+import { loadContext, type ContextOptions } from './context.js';
+
+export type CheckoutState =
+  'no-checkout' | 'no-files' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';
+
+export interface InterruptDetails {
+  command: string;
+  /** The command's work got done; Ctrl-C came during its last, uninterruptible step. */
+  finished: boolean;
+  /** Commands that were running when Ctrl-C came. */
+  running: string[];
+  /** What this report removed because the run left it behind. */
+  removed: string[];
+  checkout: { path: string | null; state: CheckoutState; head: string | null; uncommitted: string[] };
+}
+
+const stateText: Record<CheckoutState, string> = {
+  'no-checkout': 'does not exist',
+  'no-files': 'has the pinned commit fetched but no files checked out yet',
+  pinned: 'is the clean pinned commit (the series is not applied)',
+  'applied-current': 'holds the applied series (current)',
+  'applied-outdated': 'holds an applied series that is not current (templates/ or patches/ changed since)',
+  foreign: 'has a HEAD that is neither the pinned commit nor an applied series',
+  unknown: 'could not be read',
+};
+
+/**
+ * After Ctrl-C: removes what the run left that no other run can own (its
+ * own side folder and lock), then says what stopped and what state the
+ * checkout is in. The run's commands already undid what they could.
+ */
+export async function interruptedError(
+  command: string,
+  options: ContextOptions,
+  run: { finished: boolean },
+): Promise<UserError> {
+  const running = runningAtInterrupt();
+  // The report itself runs git; a second Ctrl-C still stops the process at once (bin/).
+  watchInterrupts(undefined);
+  const details: InterruptDetails = {
+    command,
+    finished: run.finished,
+    running,
+    removed: [],
+    checkout: { path: null, state: 'unknown', head: null, uncommitted: [] },
+  };
+  try {
+    const ctx = await loadContext(options);
+    details.removed = await removeLeftovers(ctx.layout);
+    details.checkout.path = ctx.layout.checkout;
+    const git = await ctx.checkout();
+    if (git === null) details.checkout.state = 'no-checkout';
+    else {
+      const head = await classifyHead(git, ctx.config.upstream.commit);
+      details.checkout.head = head.kind === 'empty' ? null : head.commit;
+      details.checkout.uncommitted = (await git.status()).map((e) => e.path);
+      if (head.kind === 'pinned') details.checkout.state = 'pinned';
+      else if (head.kind === 'applied') {
+        const { plan } = await ctx.project();
+        details.checkout.state = head.inputHash === plan.inputHash ? 'applied-current' : 'applied-outdated';
+      } else if (head.kind === 'foreign') details.checkout.state = 'foreign';
+      else details.checkout.state = 'no-files';
+    }
+  } catch {
+    // The state stays "unknown"; the report must not fail on top of the interrupt.
+  }
+
+  const lines = [
+    run.finished
+      ? `Interrupted: Ctrl-C came as \`mlx-storage-pr ${command}\` was finishing; its last step was not cut off, so its work is done (see the state below).`
+      : `Interrupted: \`mlx-storage-pr ${command}\` did not finish${running.length ? `; it stopped while running \`${running.join('`, `')}\`` : ''}.`,
+  ];
+  const where = details.checkout.path ?? 'the checkout';
+  if (details.checkout.state === 'no-checkout')
+    lines.push(`No MLX checkout in ${where}; nothing was kept from an unfinished fetch.`);
+  else lines.push(`The checkout ${where} ${stateText[details.checkout.state]}.`);
+  if (details.checkout.uncommitted.length)
+    lines.push(
+      `It has ${details.checkout.uncommitted.length} uncommitted change(s): ${details.checkout.uncommitted.slice(0, 10).join(', ')}${details.checkout.uncommitted.length > 10 ? ', ...' : ''}`,
+    );
+  if (details.removed.length) lines.push(`Removed what the run left behind: ${details.removed.join(', ')}`);
+  return new UserError('INTERRUPTED', lines.join('\n'), {
+    hint: `Run \`mlx-storage-pr ${command}\` again to finish; \`mlx-storage-pr status\` shows the checkout.`,
+    details,
+  });
+}
+
+/** This process's own lock and fetch side folder, if still there. */
+async function removeLeftovers(layout: WorkdirLayout): Promise<string[]> {
+  const removed: string[] = [];
+  const lock = layout.lock;
+  const owner = await readFile(lock, 'utf8').then(
+    (t) => (JSON.parse(t) as { pid?: number }).pid,
+    () => undefined,
+  );
+  if (owner === process.pid) {
+    await rm(lock, { force: true });
+    removed.push(lock);
+  }
+  const partial = layout.partialCheckout(process.pid);
+  if ((await ifAbsent(readdir(layout.root), [] as string[])).includes(path.basename(partial))) {
+    await rm(partial, { recursive: true, force: true });
+    removed.push(partial);
+  }
+  return removed;
+}

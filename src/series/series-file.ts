@@ -1,0 +1,83 @@
+import { UserError } from '../core/errors.js';
+import { sectionFiles, splitPatch, type RawHunk } from '../core/patch.js';
+import { verifyInsideCheckout } from '../core/paths.js';
+
+/** Patch names from a series file: one per line, `#` starts a comment. */
+export function parseSeries(text: string, file: string): string[] {
+  const names: string[] = [];
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (line.length === 0) continue;
+    if (line.includes('/') || line.includes('\\') || line.startsWith('.')) {
+      throw new UserError('SERIES_INVALID', `${file}:${index + 1}: "${line}" is not a patch file name.`, {
+        hint: 'List bare file names of patches in the patches/ folder, one per line.',
+      });
+    }
+    if (names.includes(line)) {
+      throw new UserError('SERIES_INVALID', `${file}:${index + 1}: "${line}" is listed twice.`, {
+        hint: 'Each patch may appear once in the series.',
+      });
+    }
+    names.push(line);
+  }
+  return names;
+}
+
+export interface PatchFile {
+  /** Path in the checkout (after rendering). */
+  path: string;
+  /** True when the patch creates the file. */
+  created: boolean;
+  /** True when the patch deletes the file. */
+  deleted: boolean;
+  hunks: RawHunk[];
+}
+
+const REGENERATE =
+  'Regenerate the patch with `git diff` against the pinned commit (in the checkout: `git diff > <project>/patches/<name>`).';
+
+/**
+ * Refuses a patch file that is no unified diff at all (binary data, or text
+ * without one diff line). Runs before rendering, so stray `{{` in random bytes
+ * are not reported as a bad placeholder.
+ */
+export function verifyUnifiedDiff(text: string, origin: string): void {
+  if (text.includes('\0') || text.includes('\uFFFD')) {
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: the file is binary or not UTF-8 text.`, {
+      hint: REGENERATE,
+    });
+  }
+  if (!/^(diff --git |--- |\+\+\+ |@@ )/m.test(text)) {
+    throw new UserError('SERIES_INVALID', `${origin}: not a unified diff: no "diff --git", "---"/"+++" or "@@" line.`, {
+      hint: REGENERATE,
+    });
+  }
+}
+
+/** The files and hunks of a rendered unified diff, with checked paths. */
+export function parsePatchFiles(text: string, origin: string): PatchFile[] {
+  verifyUnifiedDiff(text, origin);
+  const files = splitPatch(text, origin)
+    .sections.filter((s) => s.hunks.length > 0 || sectionFiles(s).headers)
+    .map((s) => {
+      const { old: oldPath, new: newPath } = sectionFiles(s);
+      const target = newPath ?? oldPath;
+      if (target === null) {
+        throw new UserError('SERIES_INVALID', `${origin}: a file header names no path.`, {
+          hint: 'Regenerate the patch with `git diff` against the pinned commit.',
+        });
+      }
+      return {
+        path: verifyInsideCheckout(target, origin),
+        created: oldPath === null,
+        deleted: newPath === null,
+        hunks: s.hunks,
+      };
+    });
+  if (files.length === 0 || files.every((f) => f.hunks.length === 0)) {
+    throw new UserError('SERIES_INVALID', `${origin}: the patch changes nothing.`, {
+      hint: 'Remove it from patches/series or regenerate it with `git diff`.',
+    });
+  }
+  return files;
+}

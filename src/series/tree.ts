@@ -1,0 +1,192 @@
+import { copyFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import type { Git } from '../adapters/git.js';
+import { ProcessError } from '../adapters/process-error.js';
+import { diagnoseFile, preImageBlobs, type Conflict } from './conflict.js';
+import type { StepOutcome, StepStatus } from './drift-report.js';
+import type { ApplyPlan } from './plan.js';
+
+export const INPUT_TRAILER = 'Mlx-Storage-Pr-Input';
+
+export interface BuiltTree {
+  tree: string | null;
+  conflicts: Conflict[];
+  /** Per template and patch, in series order (survey mode only; empty otherwise). */
+  steps: StepOutcome[];
+}
+
+export interface BuildTreeOptions {
+  threeWay?: boolean;
+  /** The commit the series goes onto (default: the plan's, the pinned commit). */
+  base?: string;
+  /**
+   * Survey mode (`check`): every step is tried on its own. A patch that does
+   * not apply exactly is `already-upstream` when the base already holds it,
+   * else `three-way` when a three-way merge takes it without conflict, else
+   * `conflict`. A template whose file the base has with the same content is
+   * `already-upstream`. `upstreamChanged` (the files that differ between the
+   * pinned commit and the base) decides each reason.
+   */
+  survey?: { upstreamChanged: ReadonlySet<string> };
+}
+
+/**
+ * Builds the tree of the applied series in a temporary index. The user's
+ * index and working tree are never touched here, which is what makes `apply`
+ * atomic: nothing is written to them until the whole series applies.
+ */
+export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOptions = {}): Promise<BuiltTree> {
+  const base = options.base ?? plan.commit;
+  const survey = options.survey;
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'mlx-storage-pr-'));
+  try {
+    const indexFile = path.join(tmp, 'index');
+    const index = git.withIndex(indexFile);
+    await index.readTree(base);
+    const conflicts: Conflict[] = [];
+    const steps: StepOutcome[] = [];
+    const changed = survey?.upstreamChanged ?? null;
+
+    const blobFiles = await Promise.all(
+      plan.files.map(async (file, i) => {
+        const name = path.join(tmp, `file-${i}`);
+        await writeFile(name, file.content);
+        return name;
+      }),
+    );
+    const blobs = await index.hashObjects(blobFiles);
+    const existing = new Set(
+      (plan.files.length ? await index.raw(['ls-files', '-z', '--', ...plan.files.map((f) => f.path)]) : '')
+        .split('\0')
+        .filter(Boolean),
+    );
+    for (const [i, file] of plan.files.entries()) {
+      const name = `templates/${file.template}`;
+      if (!existing.has(file.path)) {
+        if (survey) steps.push({ kind: 'template', name, files: [file.path], status: 'clean', reasons: [] });
+        continue;
+      }
+      const same = survey !== undefined && (await index.indexBlob(file.path)) === blobs[i];
+      const reason: Conflict = same
+        ? {
+            patch: name,
+            file: file.path,
+            reason: 'already_applied',
+            detail: 'the base already has this file as the template renders it',
+          }
+        : {
+            patch: name,
+            file: file.path,
+            reason: 'file_exists',
+            detail: `the ${survey ? 'base' : 'pinned commit'} already has this file`,
+          };
+      if (!same) conflicts.push(reason);
+      if (survey)
+        steps.push({
+          kind: 'template',
+          name,
+          files: [file.path],
+          status: same ? 'already-upstream' : 'conflict',
+          reasons: [reason],
+        });
+    }
+    await index.updateIndex(plan.files.map((file, i) => ({ path: file.path, blob: blobs[i] as string })));
+
+    for (const [i, patch] of plan.patches.entries()) {
+      const patchFile = path.join(tmp, `patch-${i}.patch`);
+      await writeFile(patchFile, patch.text);
+      const files = patch.files.map((f) => f.path);
+      try {
+        // Survey mode tries the exact patch first: git's --3way would merge even a patch that applies as it is.
+        await index.applyToIndex(patchFile, { threeWay: survey ? false : (options.threeWay ?? false) });
+        if (survey) steps.push({ kind: 'patch', name: patch.name, files, status: 'clean', reasons: [] });
+      } catch (error) {
+        if (!(error instanceof ProcessError)) throw error;
+        const diagnosis = await diagnosePatch(index, patch, patchFile, error.stderr, changed);
+        if (!survey) {
+          conflicts.push(...diagnosis.conflicts);
+          continue;
+        }
+        const status: StepStatus = diagnosis.reverseApplies
+          ? 'already-upstream'
+          : (await mergeThreeWay(git, indexFile, patchFile))
+            ? 'three-way'
+            : 'conflict';
+        if (status === 'conflict') conflicts.push(...diagnosis.conflicts);
+        steps.push({ kind: 'patch', name: patch.name, files, status, reasons: diagnosis.conflicts });
+      }
+    }
+    if (conflicts.length > 0) return { tree: null, conflicts, steps };
+    return { tree: await index.writeTree(), conflicts, steps };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Applies a patch with a three-way merge to a copy of the index, and keeps the
+ * copy only when the merge had no conflict: a conflict would leave unmerged
+ * entries behind, and `git apply --check --3way` says yes to those too.
+ */
+async function mergeThreeWay(git: Git, indexFile: string, patchFile: string): Promise<boolean> {
+  const trial = `${indexFile}.3way`;
+  await copyFile(indexFile, trial);
+  try {
+    await git.withIndex(trial).applyToIndex(patchFile, { threeWay: true });
+  } catch (error) {
+    if (!(error instanceof ProcessError)) throw error;
+    await rm(trial, { force: true });
+    return false;
+  }
+  await rename(trial, indexFile);
+  return true;
+}
+
+async function diagnosePatch(
+  index: Git,
+  patch: ApplyPlan['patches'][number],
+  patchFile: string,
+  stderr: string,
+  changed: ReadonlySet<string> | null,
+): Promise<{ conflicts: Conflict[]; reverseApplies: boolean }> {
+  const reverseApplies = await index.applyToIndex(patchFile, { reverse: true, check: true }).then(
+    () => true,
+    () => false,
+  );
+  const preImages = preImageBlobs(patch.text);
+  const found: Conflict[] = [];
+  for (const file of patch.files) {
+    const blob = await index.indexBlob(file.path);
+    const content = blob === null ? null : await index.catBlob(blob);
+    const state = { content, blob, reverseApplies, ...(changed ? { upstreamChanged: changed.has(file.path) } : {}) };
+    const conflict = diagnoseFile(patch.name, file, state, preImages.get(file.path));
+    if (conflict) found.push(conflict);
+  }
+  if (found.length === 0) {
+    found.push({
+      patch: patch.name,
+      file: patch.files[0]?.path ?? '?',
+      reason: 'upstream_changed',
+      detail: stderr.trim().split('\n')[0] ?? 'git apply failed',
+    });
+  }
+  return { conflicts: found, reverseApplies };
+}
+
+export function appliedCommitMessage(plan: ApplyPlan): string {
+  return [
+    'mlx-storage-pr: applied templates and patches',
+    '',
+    'Local state of the mlx-storage-pr tool. Its content becomes the pull',
+    'request; this message does not.',
+    '',
+    `${INPUT_TRAILER}: ${plan.inputHash}`,
+  ].join('\n');
+}
+
+/** The input hash recorded in an applied commit's message, if any. */
+export function inputHashOf(message: string): string | undefined {
+  return new RegExp(`^${INPUT_TRAILER}: ([0-9a-f]+)$`, 'm').exec(message)?.[1];
+}

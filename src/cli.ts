@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 
 import type { ArgumentsCamelCase, Argv } from 'yargs';
 
-import { PACKAGE_ROOT } from './adapters/package-root.js';
+import { packageVersion } from './adapters/package-root.js';
 import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
 import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
@@ -112,10 +110,6 @@ function repeatedOption(parser: Argv, args: Record<string, unknown>): string | n
 const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
-function version(): string {
-  return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 /** The options every command takes. */
 function withGlobalOptions(y: Argv) {
   return y
@@ -172,7 +166,7 @@ export async function main(io: Io): Promise<number> {
     .strict()
     .recommendCommands()
     .epilog(EPILOG)
-    .version(version())
+    .version(packageVersion())
     .help()
     .wrap(helpWidth(io.stdout))
     .exitProcess(false)

@@ -1,5 +1,19 @@
-import { lstat, readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+
+import type { z } from 'zod';
+
+import { parseSaved } from '../core/json.js';
+
+/**
+ * Reads a JSON file the tool wrote (saved results, the bump state, the lock)
+ * and checks it against `schema`. Null when it is missing, cannot be read, is
+ * not JSON or not of the schema: such a file holds nothing the tool can use.
+ */
+export async function readJsonFile<T>(file: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  return text === null ? null : parseSaved(text, schema);
+}
 
 /**
  * `fallback` when the file or folder `operation` reads does not exist (ENOENT,

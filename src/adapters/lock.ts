@@ -1,8 +1,18 @@
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+import { z } from 'zod';
 
 import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
 import { WORKDIR_NAMES } from '../core/workdir.js';
+import { readJsonFile } from './files.js';
+
+const LockOwnerSchema = z.object({ pid: z.number().optional(), command: z.string().optional() });
+
+/** Who holds a lock file, as far as it says: nothing when it is gone or holds no owner. */
+export async function lockOwner(file: string): Promise<{ pid?: number | undefined; command?: string | undefined }> {
+  return (await readJsonFile(file, LockOwnerSchema)) ?? {};
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -39,9 +49,7 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       if (denied) throw permissionDenied(workdir, (denied.details as { reason: string }).reason, { cause: error });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
       // An owner that cannot be read (the lock vanished, or holds no JSON) is unknown: the lock counts as stale.
-      const owner = await readFile(file, 'utf8')
-        .then((t) => JSON.parse(t) as { pid?: number; command?: string })
-        .catch((): { pid?: number; command?: string } => ({}));
+      const owner = await lockOwner(file);
       if (typeof owner.pid === 'number' && isAlive(owner.pid)) {
         throw new UserError(
           'LOCKED',

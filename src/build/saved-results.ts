@@ -1,24 +1,62 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { z } from 'zod';
+
+import { readJsonFile } from '../adapters/files.js';
 import type { CheckResult } from '../core/checks.js';
 import type { Context } from '../series/context.js';
 
 /**
- * A check's result as saved for exactly `inputs` (a JSON text of what the
- * result depends on), or null. A saved result that is missing, unreadable or
- * not JSON is no saved result: the check runs again.
+ * Results kept in the workdir for the next run (the baseline's test run, the
+ * last `test` run, verify's checks that build): each file holds the result
+ * and `inputs`, a JSON text of everything the result depends on. One format,
+ * one reader.
  */
-export async function readSavedCheck(file: string, inputs: string): Promise<CheckResult | null> {
-  const saved = await readFile(file, 'utf8')
-    .then((t) => JSON.parse(t) as { inputs: string; check: CheckResult })
-    .catch(() => null);
-  return saved?.inputs === inputs ? saved.check : null;
+const savedSchema = <T>(result: z.ZodType<T, z.ZodTypeDef, unknown>) => z.object({ inputs: z.string(), result });
+
+/**
+ * The result saved for exactly `inputs`, or null. A saved result that is
+ * missing, unreadable, not JSON, not of `result`'s shape or for other inputs
+ * is no saved result: the work runs again.
+ */
+export async function readSaved<T>(
+  file: string,
+  inputs: string,
+  result: z.ZodType<T, z.ZodTypeDef, unknown>,
+): Promise<T | null> {
+  const saved = await readJsonFile(file, savedSchema(result));
+  return saved?.inputs === inputs ? (saved.result as T) : null;
+}
+
+/** The text of a saved result (see `readSaved`). */
+export function savedText(inputs: string, result: unknown): string {
+  return JSON.stringify({ inputs, result });
+}
+
+/** A result the tool wrote itself: an object, as the writer typed it. */
+export const written = <T extends object>() =>
+  z.custom<T>((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+
+const CheckResultSchema: z.ZodType<CheckResult, z.ZodTypeDef, unknown> = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    status: z.enum(['pass', 'fail', 'warn', 'not-checked']),
+    detail: z.string(),
+    fix: z.string().optional(),
+    required: z.boolean(),
+  })
+  .transform(({ fix, ...rest }) => (fix === undefined ? rest : { ...rest, fix }));
+
+/** A check's result as saved for exactly `inputs`, or null (see `readSaved`). */
+export function readSavedCheck(file: string, inputs: string): Promise<CheckResult | null> {
+  return readSaved(file, inputs, CheckResultSchema);
 }
 
 /** Saves a check's result for `inputs`. Not saving only costs the next run the work again. */
 export async function saveCheck(ctx: Context, file: string, inputs: string, check: CheckResult): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true })
-    .then(() => writeFile(file, JSON.stringify({ inputs, check })))
+    .then(() => writeFile(file, savedText(inputs, check)))
     .catch((error: unknown) => ctx.log.debug(`could not save ${file}: ${(error as Error).message}`));
 }

@@ -3,6 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
+import { readSaved, savedText, written } from './saved-results.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { probe } from '../adapters/process.js';
@@ -182,20 +183,19 @@ export async function baselineRun(
   const { base, baselineLayout: tree, repo } = target;
   const buildDir = tree.build(setup.key);
   const resultsFile = tree.results(base, setup.key);
-  // A saved result that is missing, unreadable or not JSON is no saved result: the baseline runs again.
-  const saved = await readFile(resultsFile, 'utf8')
-    .then((t) => JSON.parse(t) as { commit: string; run: DoctestRun })
-    .catch(() => null);
-  if (saved && saved.commit === base) {
+  // The baseline's run depends only on the commit (the build options are in the results file's name).
+  const inputs = JSON.stringify({ commit: base });
+  const saved = await readSaved(resultsFile, inputs, written<DoctestRun>());
+  if (saved) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
-    return { run: saved.run, cached: true, buildDir };
+    return { run: saved, cached: true, buildDir };
   }
   await prepareWorktree(ctx, repo, tree, base);
   const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
   await configureIfNeeded(baseSpec, ctx.log);
   await buildTarget(baseSpec, ctx.log, stream);
   const run = await runDoctest(baseSpec, ctx.log, {});
-  await writeFile(resultsFile, JSON.stringify({ commit: base, run }));
+  await writeFile(resultsFile, savedText(inputs, run));
   return { run, cached: false, buildDir };
 }
 
@@ -335,14 +335,10 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     });
   }
   if (runsSuite) {
+    const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
     await writeFile(
       lastRunFile(buildDir),
-      JSON.stringify({
-        inputHash: plan.inputHash,
-        filter: options.tests ?? null,
-        binaryMtimeMs: await mtime(path.join(buildDir, ctx.config.build.testBinary)),
-        data,
-      }),
+      savedText(lastRunInputs(plan.inputHash, options.tests ?? null, binary), data),
     );
   }
   return { data, classified, blocking, inputHash: plan.inputHash };
@@ -367,6 +363,11 @@ export interface SuiteResult {
   inputHash: string;
 }
 
+/** What the saved last run depends on: the series, the --tests filter and the test binary. */
+function lastRunInputs(inputHash: string, filter: string | null, binaryMtimeMs: number | null): string {
+  return JSON.stringify({ inputHash, filter, binaryMtimeMs });
+}
+
 export function lastRunFile(buildDir: string): string {
   return path.join(buildDir, 'mlx-storage-pr-last-run.json');
 }
@@ -387,15 +388,14 @@ export async function currentSavedRun(ctx: Context, options: SuiteOptions): Prom
   const { plan } = await ctx.project();
   const setup = await prepareBuild(ctx, options);
   const buildDir = ctx.layout.patched.build(setup.key);
-  // A saved run that is missing, unreadable or not JSON is no saved run: the tests run again.
-  const saved = await readFile(lastRunFile(buildDir), 'utf8')
-    .then(
-      (t) =>
-        JSON.parse(t) as { inputHash: string; filter: string | null; binaryMtimeMs: number | null; data: TestData },
-    )
-    .catch(() => null);
-  if (!saved || saved.inputHash !== plan.inputHash || saved.filter !== null || !saved.data.baseline.used) return null;
+  // Only a run of the whole suite, of this series, with this test binary, against the baseline counts.
+  const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
+  const saved = await readSaved(
+    lastRunFile(buildDir),
+    lastRunInputs(plan.inputHash, null, binary),
+    written<TestData>(),
+  );
+  if (!saved?.baseline.used) return null;
   if ((await inspectCheckout(ctx)).current === null) return null;
-  if (saved.binaryMtimeMs !== (await mtime(path.join(buildDir, ctx.config.build.testBinary)))) return null;
-  return saved.data;
+  return saved;
 }

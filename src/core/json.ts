@@ -1,6 +1,37 @@
 import path from 'node:path';
 
+import type { z } from 'zod';
+
 import { UserError } from './errors.js';
+
+/**
+ * The value of a JSON text the tool wrote itself (a saved result, the bump
+ * state, the lock), or null when the text is not JSON or not of `schema`:
+ * anything else in such a file means it cannot be used.
+ */
+export function parseSaved<T>(text: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): T | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** A JSON copy of `value` with every string (keys too) passed through `map`: no value of it can leak into another. */
+export function mapJsonStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((v) => mapJsonStrings(v, map));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined && typeof v !== 'function')
+        .map(([k, v]) => [map(k), mapJsonStrings(v, map)]),
+    );
+  return value;
+}
 
 /**
  * Parses the JSON text of a project file. A syntax error is CONFIG_INVALID,

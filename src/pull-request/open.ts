@@ -1,8 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-
 import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../adapters/github.js';
-import { PACKAGE_ROOT } from '../adapters/package-root.js';
+import { packageVersion } from '../adapters/package-root.js';
 import { checksPass, formatChecks } from '../core/checks.js';
 import { UserError } from '../core/errors.js';
 import { githubRepoOf, parseRepoLocation } from './fork-refs.js';
@@ -92,11 +89,6 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
   };
 }
 
-async function version(): Promise<string> {
-  const pkg = JSON.parse(await readFile(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 /**
  * Creates the pull request from `<fork owner>:<branch>` into the upstream
  * default branch (a draft unless asked otherwise), or updates the open one
@@ -111,7 +103,7 @@ export async function openPullRequest(
   const client: GitHubClient = gitHubClient({
     baseUrl: ready.apiUrl,
     token: ready.token,
-    userAgent: `mlx-storage-pr/${await version()}`,
+    userAgent: `mlx-storage-pr/${packageVersion()}`,
   });
   const repository = `${ready.upstream.owner}/${ready.upstream.repo}`;
   try {

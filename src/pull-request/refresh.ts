@@ -3,6 +3,7 @@ import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { formatChecks, type CheckResult } from '../core/checks.js';
 import { processFailed, UserError } from '../core/errors.js';
+import { mapJsonStrings } from '../core/json.js';
 import { leaseRef } from './fork-refs.js';
 import { inspectCheckout, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
@@ -180,7 +181,7 @@ function withoutSecret(error: unknown, secret: string): unknown {
       return failure;
     return new UserError(failure.code, mask(failure.message), {
       ...(failure.hint === undefined ? {} : { hint: mask(failure.hint) }),
-      details: JSON.parse(mask(JSON.stringify(failure.details ?? null))) as unknown,
+      details: mapJsonStrings(failure.details ?? null, mask),
     });
   }
   if (failure instanceof Error && failure.message.includes(secret)) return new Error(mask(failure.message));

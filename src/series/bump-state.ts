@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ifAbsent } from '../adapters/files.js';
+import { z } from 'zod';
+
+import { readJsonFile } from '../adapters/files.js';
 import { CONFIG_FILE } from './config.js';
 import { UserError } from '../core/errors.js';
 import type { Context } from './context.js';
@@ -13,22 +15,30 @@ import type { Context } from './context.js';
  * conflicts, what the series looked like there when it stopped, and a copy
  * of the project files as they were before, which `--abort` puts back.
  */
-export interface BumpState {
-  format: 1;
+const Pin = z.object({ commit: z.string(), version: z.string() });
+const BumpStateSchema = z.object({
+  format: z.literal(1),
   /** The ref as the user named it. */
-  ref: string;
-  from: { commit: string; version: string };
-  to: { commit: string; version: string };
+  ref: z.string(),
+  from: Pin,
+  to: Pin,
   /** The worktree of `to` where the conflicts are resolved. */
-  worktree: string;
+  worktree: z.string(),
   /** HEAD of the checkout when the bump started. */
-  head: string | null;
-  conflicts: Array<{ patch: string; file: string; count: number }>;
+  head: z.string().nullable(),
+  conflicts: z.array(z.object({ patch: z.string(), file: z.string(), count: z.number() })),
   /** Each patched file as the series left it on `to`, conflict markers included: what `export` diffs edits against. */
-  chain: Array<{ path: string; base: string; steps: Array<{ patch: string; post: string }> }>;
+  chain: z.array(
+    z.object({
+      path: z.string(),
+      base: z.string(),
+      steps: z.array(z.object({ patch: z.string(), post: z.string() })),
+    }),
+  ),
   /** Which of the project's folders existed when the bump started. */
-  had: { templates: boolean; patches: boolean };
-}
+  had: z.object({ templates: z.boolean(), patches: z.boolean() }),
+});
+export type BumpState = z.infer<typeof BumpStateSchema>;
 
 /** The short form `status` shows and `--json` carries. */
 export interface BumpSummary {
@@ -45,15 +55,9 @@ export function bumpSummary(state: BumpState): BumpSummary {
 
 /** The unfinished bump of this workdir, or null. */
 export async function readBumpState(ctx: Context): Promise<BumpState | null> {
-  const text = await ifAbsent(readFile(ctx.layout.bump.state, 'utf8'), null);
-  if (text === null) return null;
-  let state: BumpState;
-  try {
-    state = JSON.parse(text) as BumpState;
-  } catch {
-    state = { format: 0 } as unknown as BumpState;
-  }
-  if (state.format !== 1 || typeof state.to?.commit !== 'string' || !Array.isArray(state.chain)) {
+  if (!existsSync(ctx.layout.bump.state)) return null;
+  const state = await readJsonFile(ctx.layout.bump.state, BumpStateSchema);
+  if (state === null) {
     throw new UserError('BUMP_IN_PROGRESS', `${ctx.layout.bump.state} is not a bump state this version can read.`, {
       hint: `The copy of your project files from before the bump is in ${ctx.layout.bump.backup}; put back what you need, then delete ${ctx.layout.bump.root}.`,
     });

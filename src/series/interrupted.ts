@@ -1,8 +1,9 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
 import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
+import { lockOwner } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
 import type { WorkdirLayout } from '../core/workdir.js';
 import { classifyHead } from './checkout-state.js';
@@ -97,10 +98,7 @@ export async function interruptedError(
 async function removeLeftovers(layout: WorkdirLayout): Promise<string[]> {
   const removed: string[] = [];
   const lock = layout.lock;
-  const owner = await readFile(lock, 'utf8').then(
-    (t) => (JSON.parse(t) as { pid?: number }).pid,
-    () => undefined,
-  );
+  const owner = (await lockOwner(lock)).pid;
   if (owner === process.pid) {
     await rm(lock, { force: true });
     removed.push(lock);

@@ -4,10 +4,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import { execa } from 'execa';
-
 import type { Logger } from './log.js';
 import { ProcessError } from './process-error.js';
+import { capture, runPipe } from './process.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -31,29 +30,22 @@ export async function download(url: string, dest: string, log: Logger): Promise<
 export async function extractZip(zip: string, dest: string, options: { env: Env; log: Logger }): Promise<void> {
   await mkdir(dest, { recursive: true });
   options.log.command(`unzip -q -o ${zip} -d ${dest}`, dest);
-  const unzip = await execa('unzip', ['-q', '-o', zip, '-d', dest], {
-    reject: false,
-    env: { ...options.env },
-    extendEnv: false,
-  });
+  const unzip = await capture('unzip', ['-q', '-o', zip, '-d', dest], { env: options.env });
   if (unzip.exitCode === 0) return;
   // unzip ran and failed: the archive is bad. Only an unzip that did not start falls back to Python.
-  if (unzip.exitCode !== undefined)
+  if (unzip.notStarted === null)
     throw new ProcessError(['unzip', '-q', '-o', zip, '-d', dest], {
       exitCode: unzip.exitCode,
-      stderr: String(unzip.stderr),
+      signal: unzip.signal,
+      stderr: unzip.stderr,
     });
   options.log.command(`python3 -m zipfile -e ${zip} ${dest}`, dest);
-  const python = await execa('python3', ['-m', 'zipfile', '-e', zip, dest], {
-    reject: false,
-    env: { ...options.env },
-    extendEnv: false,
-  });
+  const python = await capture('python3', ['-m', 'zipfile', '-e', zip, dest], { env: options.env });
   if (python.exitCode !== 0) {
     throw new ProcessError(['python3', '-m', 'zipfile', '-e', zip, dest], {
-      exitCode: python.exitCode ?? null,
-      signal: python.signal ?? null,
-      stderr: `unzip did not start; ${String(python.stderr || python.message)}`,
+      exitCode: python.exitCode,
+      signal: python.signal,
+      stderr: `unzip did not start; ${python.stderr}`,
     });
   }
 }
@@ -71,10 +63,8 @@ export async function exportGitTree(
 ): Promise<void> {
   await mkdir(dest, { recursive: true });
   options.log.command(`git archive --format=tar ${commit} -- ${paths.join(' ')} | tar -x -C ${dest}`, repo);
-  const env = { ...options.env };
-  await execa('git', ['archive', '--format=tar', commit, '--', ...paths], { cwd: repo, env, extendEnv: false }).pipe(
-    'tar',
-    ['-x', '-C', dest],
-    { env, extendEnv: false },
-  );
+  await runPipe(['git', ['archive', '--format=tar', commit, '--', ...paths]], ['tar', ['-x', '-C', dest]], {
+    env: options.env,
+    cwd: repo,
+  });
 }

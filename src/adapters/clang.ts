@@ -1,7 +1,6 @@
-import { execa } from 'execa';
-
 import type { Logger } from './log.js';
 import { ProcessError } from './process-error.js';
+import { capture, run } from './process.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -15,15 +14,14 @@ export interface CompileResult {
 /** `<clang> --version`, or null when there is no such program; any other failure is a ProcessError. */
 export async function clangVersionText(command: string, env: Env): Promise<string | null> {
   const args = ['--version'];
-  const result = await execa(command, args, { reject: false, env: { ...env }, extendEnv: false, timeout: 30_000 });
-  if (result.exitCode === 0) return String(result.stdout);
-  const code = (result.cause as NodeJS.ErrnoException | undefined)?.code;
+  const result = await capture(command, args, { env, timeoutMs: 30_000 });
+  if (result.exitCode === 0) return result.stdout;
   // No such program is an answer ("absent"), not a failure: the caller tries the next candidate.
-  if (code === 'ENOENT') return null;
+  if (result.notStarted?.code === 'ENOENT') return null;
   throw new ProcessError(
     [command, ...args],
-    { exitCode: result.exitCode ?? null, signal: result.signal ?? null, stderr: String(result.stderr ?? '') },
-    { cause: result.cause },
+    { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr },
+    { cause: result.notStarted ?? undefined },
   );
 }
 
@@ -38,20 +36,8 @@ export function clangFailure(error: ProcessError): string {
 /** `_LIBCPP_VERSION` as `<clang> -stdlib=libc++` sees it; a ProcessError (the compiler's complaint in `stderr`) when it fails. */
 export async function libcxxVersionText(command: string, env: Env): Promise<string> {
   const args = ['-stdlib=libc++', '-x', 'c++', '-E', '-P', '-'];
-  const result = await execa(command, args, {
-    input: '#include <version>\n_LIBCPP_VERSION\n',
-    reject: false,
-    env: { ...env },
-    extendEnv: false,
-    timeout: 60_000,
-  });
-  if (result.exitCode !== 0)
-    throw new ProcessError([command, ...args], {
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
-      stderr: String(result.stderr ?? ''),
-    });
-  const last = String(result.stdout).trim().split('\n').pop() ?? '';
+  const result = await run(command, args, { env, input: '#include <version>\n_LIBCPP_VERSION\n', timeoutMs: 60_000 });
+  const last = result.stdout.trim().split('\n').pop() ?? '';
   return last.trim();
 }
 
@@ -63,19 +49,9 @@ export async function compile(
 ): Promise<CompileResult> {
   options.log.debug(`Running \`${command} ${args.join(' ')}\` in ${options.cwd}`);
   const start = performance.now();
-  const result = await execa(command, [...args], {
-    cwd: options.cwd,
-    reject: false,
-    all: true,
-    env: { ...options.env },
-    extendEnv: false,
-  });
+  const result = await capture(command, args, { cwd: options.cwd, env: options.env });
   const seconds = (performance.now() - start) / 1000;
-  if (result.exitCode === undefined)
-    throw new ProcessError([command, ...args], {
-      exitCode: null,
-      signal: result.signal ?? null,
-      stderr: result.message ?? '',
-    });
-  return { exitCode: result.exitCode, output: String(result.all ?? ''), seconds };
+  if (result.exitCode === null)
+    throw new ProcessError([command, ...args], { exitCode: null, signal: result.signal, stderr: result.stderr });
+  return { exitCode: result.exitCode, output: result.all, seconds };
 }

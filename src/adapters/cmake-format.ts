@@ -1,7 +1,5 @@
-import { execa } from 'execa';
-
 import type { Logger } from './log.js';
-import { ProcessError } from './process-error.js';
+import { capture, run } from './process.js';
 
 /** A cmake-format of the wanted version, and how to call it. */
 export interface CMakeFormat {
@@ -13,14 +11,9 @@ export type CMakeFormatLookup = { tool: CMakeFormat; reason: null } | { tool: nu
 
 async function versionOf(command: string[], env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
   const [file, ...args] = command as [string, ...string[]];
-  const result = await execa(file, [...args, '--version'], {
-    reject: false,
-    env: { ...env },
-    extendEnv: false,
-    timeout: 120_000,
-  });
+  const result = await capture(file, [...args, '--version'], { env, timeoutMs: 120_000 });
   if (result.exitCode !== 0) return null;
-  return String(result.stdout).trim().split('\n').pop()?.trim() ?? null;
+  return result.stdout.trim().split('\n').pop()?.trim() ?? null;
 }
 
 /**
@@ -62,21 +55,12 @@ export async function runCMakeFormat(
   const [file, ...args] = tool.command as [string, ...string[]];
   const all = [...args, ...(options.configFile ? ['--config-files', options.configFile] : []), '-'];
   options.log.command([file, ...all].join(' '), options.cwd);
-  const result = await execa(file, all, {
+  const result = await run(file, all, {
     cwd: options.cwd,
     input: text,
-    reject: false,
-    stripFinalNewline: false,
-    env: { ...options.env },
-    extendEnv: false,
-    timeout: 120_000,
+    keepFinalNewline: true,
+    env: options.env,
+    timeoutMs: 120_000,
   });
-  if (result.exitCode !== 0) {
-    throw new ProcessError([file, ...all], {
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
-      stderr: String(result.stderr ?? result.message),
-    });
-  }
-  return String(result.stdout);
+  return result.stdout;
 }

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 import { permissionDenied } from '../core/errors.js';
 import { definedEnv, type Env } from './env.js';
-import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 import { ProcessError } from './process-error.js';
+import { collect } from './process.js';
 
 /** The git command `args` failed; `said` is git's stderr (or stdout, where git says why there). */
 function gitFailed(
@@ -53,48 +52,14 @@ function fileSystemDenial(message: string): string | null {
  * git prints its reason on stdout (`git stash push` on an unmerged index does).
  * Git is started directly: no shell, arguments passed as they are.
  */
-function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  stopIfInterrupted();
-  return new Promise((resolve, reject) => {
-    const control = childControl();
-    const child = spawn('git', args, {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: control.detached,
-      ...(control.signal ? { signal: control.signal, killSignal: 'SIGINT' as const } : {}),
-    });
-    const forget = track(`git ${args.join(' ')}`);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) =>
-      reject(error.name === 'AbortError' ? new InterruptedError() : gitFailed(args, { exitCode: null }, error.message)),
-    );
-    child.on('exit', () => {
-      // A helper git started (git-remote-http) can outlive a git stopped by Ctrl-C and keep
-      // the pipes open; once interrupted, git's own exit is the end.
-      if (control.signal?.aborted) {
-        forget();
-        child.stdout.destroy();
-        child.stderr.destroy();
-        reject(new InterruptedError());
-      }
-    });
-    child.on('close', (code, signal) => {
-      forget(signal);
-      const stdout = Buffer.concat(out).toString('utf8');
-      if (code === 0) return resolve(stdout);
-      const stderr = Buffer.concat(err).toString('utf8').trim();
-      const reason = [stderr, stdout.trim()].filter(Boolean).join('\n');
-      const failure = gitFailed(args, { exitCode: code, signal }, reason);
-      const denied = fileSystemDenial(reason);
-      if (denied !== null)
-        return reject(permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure }));
-      reject(failure);
-    });
-  });
+async function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const result = await collect('git', args, { cwd, env });
+  if (result.exitCode === 0) return result.stdout;
+  const reason = [result.stderr.trim(), result.stdout.trim()].filter(Boolean).join('\n');
+  const failure = gitFailed(args, result, reason);
+  const denied = fileSystemDenial(reason);
+  if (denied !== null) throw permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure });
+  throw failure;
 }
 
 /** One git working folder. Every method runs exactly one git command. */

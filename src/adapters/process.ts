@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -5,9 +6,9 @@ import path from 'node:path';
 import { execa } from 'execa';
 
 import { definedEnv, type Env } from './env.js';
-import { childControl, stopIfInterrupted, track } from './interrupt.js';
+import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
-import { quote } from './process-error.js';
+import { ProcessError, quote } from './process-error.js';
 
 export { quote };
 
@@ -99,18 +100,163 @@ export async function runProcess(
   };
 }
 
-/** Runs a short command with exactly `env` and returns its trimmed output, or null when it cannot run or fails. */
-export async function probe(command: string, args: readonly string[], env: Env, cwd?: string): Promise<string | null> {
+export interface CaptureOptions {
+  /** The whole environment of the program; nothing is inherited from process.env. */
+  env: Env;
+  cwd?: string | undefined;
+  /** Text for the program's stdin (none: stdin is closed). */
+  input?: string | undefined;
+  /** Stop the program after this many milliseconds. */
+  timeoutMs?: number | undefined;
+  /** Keep a trailing newline of stdout (a formatter's output). */
+  keepFinalNewline?: boolean | undefined;
+}
+
+export interface Captured {
+  /** Exit code; null when the program was stopped by a signal or did not start. */
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr, interleaved. */
+  all: string;
+  /** Why the program did not start (`code` ENOENT: there is no such program), or null. */
+  notStarted: NodeJS.ErrnoException | null;
+}
+
+/**
+ * Runs a short program to its end and collects what it printed. Every child
+ * process of the tool starts here or in `runProcess`: a Ctrl-C stops it, and
+ * the interrupt report lists it. Never throws for a failure of the program:
+ * `run` is the form that does.
+ */
+export async function capture(command: string, args: readonly string[], options: CaptureOptions): Promise<Captured> {
   stopIfInterrupted();
   const control = childControl();
+  const forget = track([command, ...args].map(quote).join(' '));
   const result = await execa(command, args, {
     reject: false,
-    stdin: 'ignore',
-    env: definedEnv(env),
+    all: true,
+    env: definedEnv(options.env),
     extendEnv: false,
-    ...(cwd ? { cwd } : {}),
-    ...(control.signal ? { cancelSignal: control.signal } : {}),
+    detached: control.detached,
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    ...(options.keepFinalNewline ? { stripFinalNewline: false } : {}),
+    ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
   });
-  if (result.failed) return null;
+  forget(result.signal ?? null);
+  const notStarted =
+    result.exitCode === undefined && result.signal === undefined
+      ? ((result.cause as NodeJS.ErrnoException | undefined) ?? new Error(result.message))
+      : null;
+  return {
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    stdout: String(result.stdout ?? ''),
+    stderr: String(result.stderr ?? (notStarted ? result.message : '')),
+    all: String(result.all ?? ''),
+    notStarted,
+  };
+}
+
+/** As `capture`, but a program that exits non-zero, is stopped or does not start is a ProcessError. */
+export async function run(command: string, args: readonly string[], options: CaptureOptions): Promise<Captured> {
+  const result = await capture(command, args, options);
+  if (result.exitCode !== 0)
+    throw new ProcessError(
+      [command, ...args],
+      { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr },
+      { cause: result.notStarted ?? undefined },
+    );
+  return result;
+}
+
+/** `first | second`, both started here (see `capture`); a ProcessError when either fails. */
+export async function runPipe(
+  first: readonly [string, readonly string[]],
+  second: readonly [string, readonly string[]],
+  options: { env: Env; cwd: string },
+): Promise<void> {
+  stopIfInterrupted();
+  const control = childControl();
+  const shown = `${[first[0], ...first[1]].map(quote).join(' ')} | ${[second[0], ...second[1]].map(quote).join(' ')}`;
+  const forget = track(shown);
+  const common = {
+    env: definedEnv(options.env),
+    extendEnv: false,
+    detached: control.detached,
+    ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
+  };
+  try {
+    await execa(first[0], first[1], { ...common, cwd: options.cwd }).pipe(second[0], second[1], common);
+    forget();
+  } catch (error) {
+    const failed = error as { exitCode?: number; signal?: string; stderr?: string; command?: string };
+    forget(failed.signal ?? null);
+    throw new ProcessError(
+      [first[0], ...first[1], '|', second[0], ...second[1]],
+      { exitCode: failed.exitCode ?? null, signal: failed.signal ?? null, stderr: failed.stderr ?? '' },
+      { cause: error },
+    );
+  }
+}
+
+/** Runs a short command with exactly `env` and returns its trimmed output, or null when it cannot run or fails. */
+export async function probe(command: string, args: readonly string[], env: Env, cwd?: string): Promise<string | null> {
+  const result = await capture(command, args, { env, cwd });
+  if (result.exitCode !== 0) return null;
   return `${result.stdout}\n${result.stderr}`.trim();
+}
+
+/**
+ * Runs a program (git) with its stdout and stderr collected apart, started
+ * directly (no shell). Resolves with what it printed and how it ended, also
+ * for a non-zero exit; a program that cannot start ends with exit code null.
+ * After Ctrl-C it rejects with InterruptedError as soon as the program itself
+ * exits, even when a helper it started (git-remote-http) keeps the pipes open.
+ */
+export function collect(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ exitCode: number | null; signal: string | null; stdout: string; stderr: string }> {
+  stopIfInterrupted();
+  return new Promise((resolve, reject) => {
+    const control = childControl();
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: control.detached,
+      ...(control.signal ? { signal: control.signal, killSignal: 'SIGINT' as const } : {}),
+    });
+    const forget = track(`${command} ${args.join(' ')}`);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error) => {
+      if (error.name === 'AbortError') return reject(new InterruptedError());
+      resolve({ exitCode: null, signal: null, stdout: '', stderr: error.message });
+    });
+    child.on('exit', () => {
+      if (control.signal?.aborted) {
+        forget();
+        child.stdout.destroy();
+        child.stderr.destroy();
+        reject(new InterruptedError());
+      }
+    });
+    child.on('close', (code, signal) => {
+      forget(signal);
+      resolve({
+        exitCode: code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    });
+  });
 }

@@ -2,11 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { execa } from 'execa';
-
 import { ifAbsent } from './files.js';
 import type { Logger } from './log.js';
-import { quote } from './process.js';
+import { capture, quote } from './process.js';
 
 /** A sphinx-build and its version. */
 export interface Sphinx {
@@ -23,14 +21,8 @@ export async function findSphinx(
 ): Promise<SphinxLookup> {
   const command = env['SPHINXBUILD'] || 'sphinx-build';
   log.debug(`Looking for Sphinx: ${command} --version`);
-  const result = await execa(command, ['--version'], {
-    reject: false,
-    env: { ...env },
-    extendEnv: false,
-    timeout: 60_000,
-    stdin: 'ignore',
-  });
-  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(`${String(result.stdout)} ${String(result.stderr)}`)?.[1];
+  const result = await capture(command, ['--version'], { env, timeoutMs: 60_000 });
+  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(`${result.stdout} ${result.stderr}`)?.[1];
   if (result.exitCode !== 0 || version === undefined) return { tool: null, reason: `${command} not found` };
   return { tool: { command, version }, reason: null };
 }
@@ -81,22 +73,14 @@ export async function buildDummy(
       path.join(tmp, 'out'),
     ];
     options.log.command([sphinx.command, ...args].map(quote).join(' '), tmp);
-    const result = await execa(sphinx.command, args, {
+    const result = await capture(sphinx.command, args, {
       cwd: tmp,
-      reject: false,
-      all: true,
-      stdin: 'ignore',
       env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
-      extendEnv: false,
-      timeout: 10 * 60_000,
+      timeoutMs: 10 * 60_000,
     });
     const warnings = await ifAbsent(readFile(warningFile, 'utf8'), '');
-    const tail = String(result.all ?? '')
-      .trim()
-      .split('\n')
-      .slice(-8)
-      .join('\n');
-    return { exitCode: result.exitCode ?? null, warnings, srcdir, tail: tail || String(result.message ?? '') };
+    const tail = result.all.trim().split('\n').slice(-8).join('\n');
+    return { exitCode: result.exitCode, warnings, srcdir, tail: tail || result.stderr };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

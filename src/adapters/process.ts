@@ -3,14 +3,15 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { execa } from 'execa';
-
 import { definedEnv, type Env } from './env.js';
 import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 import { ProcessError, quote } from './process-error.js';
 
 export { quote };
+
+/** execa, loaded on first use: commands that run only git (apply, status) never load it. */
+const loadExeca = () => import('execa');
 
 export interface RunResult {
   exitCode: number | null;
@@ -55,6 +56,7 @@ export async function runProcess(
   const tail: string[] = [];
   const kept: string[] = [];
   const control = childControl();
+  const { execa } = await loadExeca();
   const child = execa(command, args, {
     cwd: options.cwd,
     env: definedEnv(options.env),
@@ -134,6 +136,7 @@ export async function capture(command: string, args: readonly string[], options:
   stopIfInterrupted();
   const control = childControl();
   const forget = track([command, ...args].map(quote).join(' '));
+  const { execa } = await loadExeca();
   const result = await execa(command, args, {
     reject: false,
     all: true,
@@ -190,6 +193,7 @@ export async function runPipe(
     ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
   };
   try {
+    const { execa } = await loadExeca();
     await execa(first[0], first[1], { ...common, cwd: options.cwd }).pipe(second[0], second[1], common);
     forget();
   } catch (error) {

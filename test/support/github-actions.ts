@@ -263,9 +263,11 @@ export function interpolate(text: unknown, context: Context, status: Status = {}
 
 /** Whether an `if:` lets its step or job run: without a status function it means `success() && (...)`. */
 export function runs(condition: unknown, context: Context, status: Status = {}): boolean {
-  if (condition === undefined || condition === null) return !status.cancelled && !status.failed && !status.notAllSucceeded;
+  if (condition === undefined || condition === null)
+    return !status.cancelled && !status.failed && !status.notAllSucceeded;
   if (typeof condition === 'boolean') return condition && !status.cancelled && !status.failed;
-  const text = String(condition);
+  if (typeof condition !== 'string') throw new Error(`not a condition: ${JSON.stringify(condition)}`);
+  const text = condition;
   const inner = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(text)?.[1] ?? text;
   const expression = STATUS_FUNCTION.test(inner) ? inner : `success() && (${inner})`;
   return truthy(evaluate(expression, context, status));
@@ -274,13 +276,17 @@ export function runs(condition: unknown, context: Context, status: Status = {}):
 /** The legs of a `strategy.matrix`, as GitHub expands it (product, then exclude, then include). */
 export function expandMatrix(matrix: Record<string, unknown> | undefined): Array<Record<string, Value>> {
   if (matrix === undefined) return [{}];
-  const { include = [], exclude = [], ...axes } = matrix as {
+  const {
+    include = [],
+    exclude = [],
+    ...axes
+  } = matrix as {
     include?: Array<Record<string, Value>>;
     exclude?: Array<Record<string, Value>>;
   } & Record<string, Value[]>;
   let legs: Array<Record<string, Value>> = [{}];
   for (const [key, values] of Object.entries(axes))
-    legs = legs.flatMap((leg) => (values as Value[]).map((v) => ({ ...leg, [key]: v })));
+    legs = legs.flatMap((leg) => values.map((v) => ({ ...leg, [key]: v })));
   if (Object.keys(axes).length === 0) legs = [];
   const matches = (leg: Record<string, Value>, part: Record<string, Value>) =>
     Object.entries(part).every(([k, v]) => equal(leg[k] ?? null, v));

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import {
   type Status,
   type Value,
 } from '../support/github-actions.js';
+import { storedZip } from '../support/check-metal-fixtures.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
 import { git, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 
@@ -695,6 +697,50 @@ describe('ci.yml', () => {
     expect(runs(check.if, ctx, { failed: true })).toBe(true);
     expect(check.run).toBe('npx mlx-storage-pr check-metal --include "$(brew --prefix doctest)/include"');
     expect(mac.steps.indexOf(check)).toBeGreaterThan(mac.steps.indexOf(step('macos', (s) => s.id === 'metal')));
+  });
+
+  it('#7 metal-cpp comes from upstream.metalCpp: an unset sha256 warns with the hash, a wrong one fails, the right one passes; only a pinned hash is cached', () => {
+    const pin = step('mlx-linux', (s) => s.id === 'metal-cpp');
+    const cache = step('mlx-linux', (s) => s.uses?.split('@')[0] === 'actions/cache');
+    const fetch = step('mlx-linux', (s) => /sha256sum/.test(s.run ?? ''));
+    const zip = storedZip({ 'metal-cpp/Metal/Metal.hpp': '#pragma once\n' });
+    const sha256 = createHash('sha256').update(zip).digest('hex');
+    const archive = path.join(tempDir('msp-metal-cpp-archive-'), 'metal-cpp_26.zip');
+    writeFileSync(archive, zip);
+    const at = (pinned: string | undefined) => {
+      const dir = tempDir('msp-metal-cpp-ci-');
+      const metalCpp = { url: `file://${archive}`, ...(pinned === undefined ? {} : { sha256: pinned }) };
+      writeFileSync(path.join(dir, 'mlx-storage-pr.config.json'), JSON.stringify({ upstream: { metalCpp } }));
+      const outputs = runStep(pin.run as string, { cwd: dir }).outputs;
+      const cached = runs(cache.if, { steps: { 'metal-cpp': { outputs } } });
+      execFileSync('mkdir', ['-p', path.join(dir, '.work', 'metal-cpp')]);
+      const env = {
+        URL: outputs['url'] ?? '',
+        SHA256: outputs['sha256'] ?? '',
+        METAL_CPP_DIR: path.join(dir, '.work', 'metal-cpp'),
+      };
+      return { dir, cached, result: runStep(fetch.run as string, { cwd: dir, env }) };
+    };
+
+    const unset = at(undefined);
+    expect(unset.result.code, unset.result.stderr).toBe(0);
+    expect(unset.result.stdout).toContain(`::warning::metal-cpp file://${archive} has sha256 ${sha256}`);
+    expect(unset.result.stdout).toContain(`set upstream.metalCpp.sha256 to ${sha256}`);
+    expect(unset.cached).toBe(false);
+
+    const wrong = at('0'.repeat(64));
+    expect(wrong.result.code).toBe(1);
+    expect(wrong.result.stdout).toContain(`::error::metal-cpp file://${archive} has sha256 ${sha256}`);
+    expect(existsSync(path.join(wrong.dir, '.work', 'metal-cpp.zip'))).toBe(false);
+
+    const right = at(sha256);
+    expect(right.result.code, right.result.stderr).toBe(0);
+    expect(right.result.stdout).not.toContain('::warning::');
+    expect(existsSync(path.join(right.dir, '.work', 'metal-cpp', 'metal-cpp', 'Metal', 'Metal.hpp'))).toBe(true);
+    expect(right.cached).toBe(true);
+    expect(interpolate(cache.with?.['key'], { steps: { 'metal-cpp': { outputs: { sha256 } } } })).toBe(
+      `metal-cpp-${sha256}`,
+    );
   });
 });
 

@@ -581,7 +581,7 @@ describe('ci.yml', () => {
       expect(text).toContain(pkg);
     expect(text).toMatch(/echo "MLX_REPO=/);
     expect(text).toMatch(/echo "METAL_CPP_DIR=/);
-    expect(text).toContain('METAL_CPP_URL');
+    expect(text).toContain('upstream.metalCpp.url');
     const e2e = step('mlx-linux', (s) => s.id === 'e2e');
     expect(e2e.run).toMatch(/vitest run test\/e2e test\/unit\/workflows\.test\.ts --no-file-parallelism /);
     const verify = step('mlx-linux', (s) => s.id === 'verify');

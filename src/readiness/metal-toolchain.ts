@@ -8,6 +8,7 @@ import { clangFailure, clangVersionText, libcxxVersionText } from '../adapters/c
 import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
 import type { CheckResult } from '../core/checks.js';
+import { CONFIG_FILE } from '../series/config.js';
 import { UserError } from '../core/errors.js';
 import {
   DEFAULT_METAL_CPP_URL,
@@ -254,12 +255,21 @@ function warnOnOldRelease(root: string, log: Logger): void {
 
 /**
  * The metal-cpp folder to compile against: `--metal-cpp` (a folder or a
- * zip), else the archive MLX's CMake downloads (URL read from the pinned
- * CMakeLists.txt), cached in `cacheDir` (the workdir's `metal-cpp/`).
+ * zip), else the archive `upstream.metalCpp` pins (else the one MLX's CMake
+ * names at the pin), checked against its sha256 and cached in `cacheDir`
+ * (the workdir's `metal-cpp/`).
  */
 export async function resolveMetalCpp(
   option: string | undefined,
-  o: { cwd: string; cacheDir: string; cmakeText: string | null; env: Env; log: Logger },
+  o: {
+    cwd: string;
+    cacheDir: string;
+    cmakeText: string | null;
+    /** `upstream.metalCpp` of the config: the archive to download and its hash. */
+    pin?: { url: string; sha256?: string | undefined } | undefined;
+    env: Env;
+    log: Logger;
+  },
 ): Promise<string> {
   const hint = (url: string) => `Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26 (MLX's CMake downloads ${url}).`;
   if (option !== undefined) {
@@ -289,20 +299,58 @@ export async function resolveMetalCpp(
     return root;
   }
 
-  const url = (o.cmakeText && metalCppUrl(o.cmakeText)) ?? DEFAULT_METAL_CPP_URL;
+  const cmakeUrl = o.cmakeText ? metalCppUrl(o.cmakeText) : null;
+  const url = o.pin?.url ?? cmakeUrl ?? DEFAULT_METAL_CPP_URL;
+  if (o.pin && cmakeUrl !== null && cmakeUrl !== o.pin.url)
+    o.log.warn(
+      `upstream.metalCpp.url in ${CONFIG_FILE} is ${o.pin.url}, but MLX's CMake at the pin names ${cmakeUrl}: ` +
+        'the type-check uses the pinned one (`bump` moves it with the pin).',
+    );
   const name = path.basename(new URL(url).pathname, '.zip');
-  const cache = path.join(o.cacheDir, name);
+  // A pinned archive is cached by its hash: another archive under the same name is never taken for it.
+  const sha256 = o.pin?.sha256;
+  const cache = path.join(o.cacheDir, sha256 ? `${name}-${sha256.slice(0, 12)}` : name);
   const cached = metalCppRoot(cache);
   if (cached) return cached;
-  const zip = path.join(o.cacheDir, `${name}.zip`);
+  const zip = `${cache}.zip`;
   try {
     if (!existsSync(zip)) await download(url, zip, o.log);
+    verifyMetalCppDigest(url, await sha256Of(zip), sha256, o.log);
     return await unpack(zip, cache, o.env, o.log);
   } catch (error) {
+    if (error instanceof UserError && error.code === 'CHECKSUM_MISMATCH') await rm(zip, { force: true });
     if (error instanceof UserError) throw error;
     await rm(zip, { force: true });
     throw new UserError('TOOL_MISSING', `Cannot get metal-cpp from ${url}: ${(error as Error).message}`, {
       hint: hint(url),
     });
   }
+}
+
+async function sha256Of(file: string): Promise<string> {
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+}
+
+/**
+ * Checks a downloaded archive against `upstream.metalCpp.sha256`. Unset, it
+ * only says the hash to record; set, a mismatch stops the type-check.
+ */
+export function verifyMetalCppDigest(url: string, actual: string, pinned: string | undefined, log: Logger): void {
+  if (pinned === undefined) {
+    log.warn(
+      `metal-cpp ${url} has sha256 ${actual}; nothing checks it yet: set upstream.metalCpp.sha256 to ${actual} in ${CONFIG_FILE}.`,
+    );
+    return;
+  }
+  if (actual !== pinned)
+    throw new UserError(
+      'CHECKSUM_MISMATCH',
+      `metal-cpp ${url} has sha256 ${actual}, but upstream.metalCpp.sha256 in ${CONFIG_FILE} is ${pinned}.`,
+      {
+        hint: `The archive is not the one the config pins. If Apple replaced it on purpose, check the new archive and set upstream.metalCpp.sha256 to its hash; or pass --metal-cpp <dir|zip>.`,
+        details: { url, actual, pinned },
+      },
+    );
 }

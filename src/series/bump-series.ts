@@ -8,7 +8,8 @@ import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { CONFIG_FILE, parseConfigText } from './config.js';
 import { UserError } from '../core/errors.js';
-import { mlxVersion, repinConfigText, type ChainFile } from './export-plan.js';
+import { mlxVersion, repinConfigText, repinMetalCppText, type ChainFile } from './export-plan.js';
+import { metalCppUrl } from '../readiness/metal-flags.js';
 import { fromLines, hunkApplies, splitPatch, toLines, type PatchStep } from '../core/patch.js';
 import { DEFAULT_WORKDIR } from '../core/paths.js';
 import { buildPlan, patchedPaths, planSteps, type ApplyPlan } from './plan.js';
@@ -234,19 +235,28 @@ async function finishBump(ctx: Context, git: Git, f: Finish): Promise<BumpData> 
         hint: 'The config changed during the bump: put it back (`mlx-storage-pr bump --abort` does), then bump again.',
       },
     );
-  parseConfigText(repinned, configFile);
+  const metalCpp = await movedMetalCpp(ctx, git, f.to.commit, repinned);
+  const newConfig = metalCpp?.text ?? repinned;
+  parseConfigText(newConfig, configFile);
 
   // The new series and config, and the checkout moved onto them, finish together once begun: Ctrl-C waits.
   const applied = await uninterruptible(async () => {
     await writeProjectFiles(ctx.projectRoot, [
       ...result.writes,
-      { file: CONFIG_FILE, before: configText, after: repinned },
+      { file: CONFIG_FILE, before: configText, after: newConfig },
     ]);
     await ctx.reloadProject();
     // A checkout on the clean old pin (no series applied yet) goes to the new one first: apply takes it from there.
     if (head.kind === 'pinned') await git.checkoutDetached(f.to.commit);
     return applySeries(ctx, { lockHeld: true, duringBump: true });
   });
+  if (metalCpp)
+    ctx.log.warn(
+      `upstream.metalCpp.url: ${metalCpp.from} -> ${metalCpp.to} (MLX's CMake at the new pin names it)` +
+        (metalCpp.clearedSha256
+          ? '; upstream.metalCpp.sha256 cleared: the next download says the new hash, check the archive and set it.'
+          : '.'),
+    );
   // Clean-up only: the pin has moved; a ref left behind is harmless, the next bump overwrites it.
   await git.raw(['update-ref', '-d', TARGET_REF]).catch(() => undefined);
   return {
@@ -297,6 +307,21 @@ function bumpConflict(ctx: Context, state: BumpState, results: BumpPatchResult[]
 }
 
 /** A file the series writes that the new commit makes impossible: a template's file it has, a patched file it lacks. */
+/** `upstream.metalCpp` moved to the archive MLX's CMake names at `commit`, when the config pins one and it changed. */
+async function movedMetalCpp(
+  ctx: Context,
+  git: Git,
+  commit: string,
+  configText: string,
+): Promise<{ text: string; from: string; to: string; clearedSha256: boolean } | null> {
+  const pin = ctx.config.upstream.metalCpp;
+  const cmake = await git.fileAt(commit, 'CMakeLists.txt');
+  const url = cmake === null ? null : metalCppUrl(cmake);
+  if (!pin || url === null) return null;
+  const text = repinMetalCppText(configText, pin, url);
+  return text === null ? null : { text, from: pin.url, to: url, clearedSha256: pin.sha256 !== undefined };
+}
+
 interface Blocked {
   patch: string;
   file: string;

@@ -70,6 +70,18 @@ export const ConfigSchema = z
           .string()
           .regex(/^\d+\.\d+\.\d+$/, 'must be a version like 0.32.2')
           .describe('The MLX version at the pinned commit.'),
+        metalCpp: z
+          .object({
+            url: z.string().url().describe("The metal-cpp archive MLX's CMake names at the pin (METAL_CPP_URL)."),
+            sha256: z
+              .string()
+              .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits')
+              .optional()
+              .describe('SHA-256 of that archive. Unset: the download says its hash; set: a mismatch fails.'),
+          })
+          .strict()
+          .optional()
+          .describe('The metal-cpp archive of the Metal type-check, pinned next to the MLX commit.'),
       })
       .strict(),
     branch: z

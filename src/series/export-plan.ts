@@ -284,3 +284,24 @@ export function repinConfigText(
   if (!commit.test(text) || !version.test(text)) return null;
   return text.replace(commit, `$1${to.commit}$2`).replace(version, `$1${to.version}$2`);
 }
+
+/**
+ * The config's text with `upstream.metalCpp.url` set to `url` and its
+ * sha256 removed (a new archive has not been checked yet), or null when the
+ * config pins no metal-cpp or already pins `url`. Only those lines change.
+ */
+export function repinMetalCppText(
+  text: string,
+  from: { url: string; sha256?: string | undefined },
+  url: string,
+): string | null {
+  if (from.url === url) return null;
+  const urlLine = new RegExp(`("url"\\s*:\\s*")${from.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(")`);
+  if (!urlLine.test(text)) return null;
+  let out = text.replace(urlLine, `$1${url}$2`);
+  if (from.sha256 !== undefined)
+    out = out
+      .replace(new RegExp(`,\\s*"sha256"\\s*:\\s*"${from.sha256}"`), '')
+      .replace(new RegExp(`"sha256"\\s*:\\s*"${from.sha256}"\\s*,\\s*`), '');
+  return out;
+}

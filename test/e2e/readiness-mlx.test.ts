@@ -17,7 +17,9 @@ describe.skipIf(repo === null)(describeName('verify build checks on the real MLX
         (result.json.checks as Array<{ id: string; status: string; detail: string }>).map((c) => [c.id, c]),
       );
       expect(byId['linux-build']?.status, byId['linux-build']?.detail).toBe('pass');
-      expect(byId['linux-build']?.detail).toContain('0 new failure(s), 0 failing new test(s), 2 new test(s) passing');
+      expect(byId['linux-build']?.detail).toMatch(
+        /0 new failure\(s\), 0 failing new test\(s\), [1-9]\d* new test\(s\) passing/,
+      );
       expect(byId['tests-fail-without-implementation']?.status, byId['tests-fail-without-implementation']?.detail).toBe(
         'pass',
       );

@@ -85,6 +85,21 @@ describe('scripts/lint-workflows.mjs', () => {
     },
   );
 
+  it.skipIf(!hasShellcheck)(
+    hasShellcheck
+      ? "reports shellcheck findings in the workflows' helper scripts (.github/scripts/*.sh)"
+      : `reports shellcheck findings in .github/scripts (${shellcheckReason})`,
+    { timeout: 120_000 },
+    async () => {
+      const dir = project(['macos-26']);
+      mkdirSync(path.join(dir, '.github', 'scripts'));
+      writeFileSync(path.join(dir, '.github', 'scripts', 'helper.sh'), '#!/usr/bin/env bash\necho $FOO\n');
+      const result = await lint(dir);
+      expect(result.code).toBe(1);
+      expect(result.out).toContain('.github/scripts/helper.sh:2:6: shellcheck SC2086 (info)');
+    },
+  );
+
   it(
     'fails with --require-shellcheck when shellcheck is missing, and says what was not checked',
     { timeout: 120_000 },

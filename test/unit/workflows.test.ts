@@ -1,11 +1,24 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { VERIFY_GROUPS } from '../../src/readiness/skip.js';
+import {
+  asString,
+  evaluate,
+  expandMatrix,
+  interpolate,
+  pushTriggers,
+  runs,
+  type Context,
+  type Status,
+  type Value,
+} from '../support/github-actions.js';
+import { storedZip } from '../support/check-metal-fixtures.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
 import { git, makeUpstream, REPO_ROOT, tempDir } from '../support/repos.js';
 
@@ -22,10 +35,20 @@ type Step = {
 type Job = {
   steps: Step[];
   uses?: string;
+  if?: string;
+  needs?: string | string[];
+  with?: Record<string, unknown>;
   strategy?: { matrix: Record<string, unknown> };
   env?: Record<string, unknown>;
+  permissions?: Record<string, string>;
 } & Record<string, unknown>;
-type Workflow = { on: Record<string, unknown>; jobs: Record<string, Job> } & Record<string, unknown>;
+type Workflow = {
+  name: string;
+  on: Record<string, unknown>;
+  jobs: Record<string, Job>;
+  env?: Record<string, unknown>;
+  concurrency?: { group: string; 'cancel-in-progress': unknown };
+} & Record<string, unknown>;
 
 const GITHUB = path.join(REPO_ROOT, '.github');
 const files = readdirSync(path.join(GITHUB, 'workflows')).filter((f) => /\.ya?ml$/.test(f));
@@ -33,72 +56,210 @@ const read = (file: string) => readFileSync(path.join(GITHUB, 'workflows', file)
 const load = (file: string) => parse(read(file)) as Workflow;
 const steps = (wf: Workflow) => Object.values(wf.jobs).flatMap((job) => job.steps ?? []);
 const uses = (wf: Workflow, action: string) => steps(wf).filter((s) => s.uses?.split('@')[0] === action);
+const needsOf = (job: Job) => [job.needs ?? []].flat();
 /** The commit each action is pinned to in ci.yml. */
 const ciPins = new Map(
   steps(load('ci.yml'))
     .map((s) => s.uses?.split('@') ?? [])
     .filter((parts): parts is [string, string] => parts.length === 2),
 );
+const packageJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  scripts: Record<string, string>;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The events the tests replay: the contexts GitHub gives a workflow's expressions for each.
+
+const SHA = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
+type Scenario = { github: Record<string, Value>; inputs?: Record<string, Value>; status?: Status };
+const github = (workflow: string, event_name: string, ref: string): Record<string, Value> => ({
+  workflow,
+  event_name,
+  ref,
+  ref_name: ref.replace(/^refs\/(heads|tags)\//, ''),
+  repository: 'alice/mlx-storage-pr',
+  server_url: 'https://github.com',
+  sha: SHA,
+  run_id: '42',
+  run_attempt: '1',
+});
+const SCENARIOS = {
+  'a push to main': (wf: string) => ({ github: github(wf, 'push', 'refs/heads/main') }),
+  'a push to another branch': (wf: string) => ({ github: github(wf, 'push', 'refs/heads/feature') }),
+  'a pull request': (wf: string) => ({ github: github(wf, 'pull_request', 'refs/pull/7/merge') }),
+  'a dispatch from main': (wf: string) => ({ github: github(wf, 'workflow_dispatch', 'refs/heads/main') }),
+  'a dispatch from another branch': (wf: string) => ({ github: github(wf, 'workflow_dispatch', 'refs/heads/feature') }),
+  'a schedule': (wf: string) => ({ github: github(wf, 'schedule', 'refs/heads/main') }),
+  'a cancel': (wf: string) => ({ github: github(wf, 'push', 'refs/heads/main'), status: { cancelled: true } }),
+} satisfies Record<string, (wf: string) => Scenario>;
+
+/** ci.yml as refresh-pr.yml's `ci` job calls it: the github context is the caller's, the inputs the job's `with`. */
+function calledFromRefresh(ref = 'refs/heads/main'): Scenario {
+  const caller = load('refresh-pr.yml');
+  const callerGithub = github(caller.name, 'workflow_dispatch', ref);
+  const job = Object.values(caller.jobs).find((j) => j.uses === './.github/workflows/ci.yml');
+  const inputs = Object.fromEntries(
+    Object.entries(job?.with ?? {}).map(([k, v]) => [k, interpolate(v, { github: callerGithub, inputs: {} })]),
+  );
+  return { github: callerGithub, inputs };
+}
+
+const context = (scenario: Scenario, extra: Context = {}): Context => ({
+  inputs: {},
+  secrets: { MLX_PR_TOKEN: 'token' },
+  vars: {},
+  env: {},
+  runner: { os: 'Linux', temp: '/tmp' },
+  ...scenario,
+  ...extra,
+});
+
+/** The concurrency group and cancel-in-progress of a workflow for a scenario. */
+function concurrency(wf: Workflow, scenario: Scenario): { group: string; cancel: boolean } {
+  const c = wf.concurrency;
+  if (c === undefined) throw new Error(`${wf.name}: no concurrency`);
+  const ctx = context(scenario);
+  return {
+    group: asString(interpolate(c.group, ctx)),
+    cancel: c['cancel-in-progress'] === true || interpolate(c['cancel-in-progress'], ctx) === true,
+  };
+}
+
+/** The status a job's `if:` sees, from the results of the jobs it needs. */
+function jobStatus(needs: Record<string, { result: string }>, cancelled = false): Status {
+  const results = Object.values(needs).map((n) => n.result);
+  return { cancelled, failed: results.includes('failure'), notAllSucceeded: results.some((r) => r !== 'success') };
+}
+
+/** The env a step sees: the workflow's, the job's and the step's, with their expressions evaluated. */
+function stepEnv(wf: Workflow, job: Job, step: Step, ctx: Context): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const layer of [wf.env, job.env, step.env])
+    for (const [k, v] of Object.entries(layer ?? {})) env[k] = asString(interpolate(v, { ...ctx, env }));
+  return env;
+}
+
+/** Key/values a step wrote to $GITHUB_OUTPUT (`k=v` lines and `k<<DELIMITER` blocks). */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i] as string;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2] as string, i + 1);
+      out[heredoc[1] as string] = lines.slice(i + 1, end).join('\n');
+      i = end;
+    } else if (line.includes('=')) out[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+  }
+  return out;
+}
 
 /**
- * Evaluates a `${{ }}` expression made of context paths (`steps.cpu.outcome`, `steps[matrix.toolkit].outcome`)
- * joined by `||`, as GitHub does: a missing property is null, and `||` gives the first truthy operand (any
- * non-empty string is truthy) or else the last. Any other syntax throws, so no assertion passes on an expression
- * this did not evaluate.
+ * Runs a `run:` block as GitHub does (bash -eo pipefail) after `prelude` (shell functions standing in for
+ * commands), with $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY as files. Returns the exit code, output and files.
  */
-function evaluate(expression: string, context: Record<string, unknown>): unknown {
-  const inner = /^\$\{\{(.*)\}\}$/s.exec(expression.trim())?.[1];
-  if (inner === undefined) throw new Error(`not an expression: ${expression}`);
-  let value: unknown = null;
-  for (const operand of inner.split('||')) {
-    value = lookup(operand.trim(), context);
-    if (value !== null && value !== undefined && value !== '' && value !== false && value !== 0) return value;
-  }
-  return value;
+function runStep(
+  script: string,
+  options: { cwd?: string; env?: Record<string, string>; prelude?: string; path?: string } = {},
+): { code: number | null; stdout: string; stderr: string; outputs: Record<string, string>; summary: string } {
+  const dir = tempDir('msp-step-');
+  const output = path.join(dir, 'output');
+  const summary = path.join(dir, 'summary');
+  writeFileSync(output, '');
+  writeFileSync(summary, '');
+  const result = spawnSync('bash', ['-eo', 'pipefail', '-c', `${options.prelude ?? ''}\n${script}`], {
+    cwd: options.cwd ?? REPO_ROOT,
+    encoding: 'utf8',
+    env: {
+      PATH: `${options.path ? `${options.path}:` : ''}${process.env['PATH'] ?? ''}`,
+      HOME: process.env['HOME'] ?? '/tmp',
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: summary,
+      RUNNER_TEMP: dir,
+      ...options.env,
+    },
+  });
+  return {
+    code: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    outputs: parseOutputs(readFileSync(output, 'utf8')),
+    summary: readFileSync(summary, 'utf8'),
+  };
 }
 
-function lookup(text: string, context: Record<string, unknown>): unknown {
-  const head = /^[A-Za-z_][\w-]*/.exec(text)?.[0];
-  if (head === undefined) throw new Error(`cannot evaluate: ${text}`);
-  let value: unknown = context[head];
-  let rest = text.slice(head.length);
-  while (rest !== '') {
-    let key: string;
-    const dot = /^\.([A-Za-z_][\w-]*)/.exec(rest);
-    if (dot) {
-      key = dot[1] as string;
-      rest = rest.slice(dot[0].length);
-    } else if (rest.startsWith('[')) {
-      const close = rest.indexOf(']');
-      if (close < 0) throw new Error(`cannot evaluate: ${text}`);
-      key = String(lookup(rest.slice(1, close).trim(), context));
-      rest = rest.slice(close + 1);
-    } else throw new Error(`cannot evaluate: ${text}`);
-    value = value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null;
+/** Shell functions that record each call of the named commands (one line each in $CALLS) and succeed. */
+const recorders = (...names: string[]) =>
+  names.map((n) => `${n}() { printf '%s\\n' "${n} $*" >> "$CALLS"; }`).join('\n');
+
+/** A folder of executables named `name`, each running `body` (a bash script). */
+function stubBin(programs: Record<string, string>): string {
+  const dir = tempDir('msp-stub-');
+  for (const [name, body] of Object.entries(programs)) {
+    writeFileSync(path.join(dir, name), `#!/usr/bin/env bash\n${body}\n`);
+    chmodSync(path.join(dir, name), 0o755);
   }
-  return value ?? null;
+  return dir;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('the expression model the tests use', () => {
+  it('evaluates the forms the workflows use, as GitHub does', () => {
+    const ctx = { github: { ref: 'refs/heads/main' }, inputs: {}, steps: { a: { outcome: 'skipped' } } };
+    expect(evaluate("${{ github.ref != 'refs/heads/main' }}", ctx)).toBe(false);
+    expect(evaluate("inputs.caller || 'push'", ctx)).toBe('push');
+    expect(evaluate("steps.a.outcome != 'skipped' && steps.a.outcome || 'other'", ctx)).toBe('other');
+    expect(evaluate("github.ref == 'REFS/HEADS/MAIN'", ctx)).toBe(true);
+    expect(evaluate("startsWith(github.ref, 'refs/heads/')", ctx)).toBe(true);
+    expect(evaluate("case(false, 'a', true, 'b', 'c')", ctx)).toBe('b');
+    expect(runs('matrix.x', { matrix: { x: true } }, { failed: true })).toBe(false);
+    expect(runs('!cancelled()', {}, { failed: true })).toBe(true);
+    expect(runs('always()', {}, { cancelled: true })).toBe(true);
+    expect(() => evaluate('github.ref ~ 1', ctx)).toThrow();
+  });
+
+  it('expands a matrix with include as GitHub does', () => {
+    const legs = expandMatrix({
+      t: ['1', '2'],
+      k: ['a', 'b'],
+      include: [
+        { k: 'a', extra: 'x' },
+        { t: '2', k: 'a', only: true },
+        { t: '3', k: 'c' },
+      ],
+    });
+    expect(legs).toContainEqual({ t: '2', k: 'a', extra: 'x', only: true });
+    expect(legs).toContainEqual({ t: '1', k: 'a', extra: 'x' });
+    expect(legs).toContainEqual({ t: '3', k: 'c' });
+    expect(legs).toHaveLength(5);
+  });
+});
 
 describe.each(files)('workflow %s', (file) => {
   const wf = load(file);
 
-  it('grants the token only contents: read, and no job widens it', () => {
+  it('grants contents: read at the top; a job widens it by one scope at most, and such a job can read no secret', () => {
     expect(wf['permissions']).toEqual({ contents: 'read' });
-    for (const job of Object.values(wf.jobs)) expect(job['permissions']).toBeUndefined();
+    for (const [id, job] of Object.entries(wf.jobs)) {
+      if (job.permissions === undefined) continue;
+      const widened = Object.entries(job.permissions).filter(([k, v]) => !(k === 'contents' && v === 'read'));
+      expect(widened.length, id).toBeLessThanOrEqual(1);
+      expect(JSON.stringify(job), id).not.toContain('secrets.');
+    }
   });
 
-  const oneAtATime = file === 'refresh-pr.yml';
-  it.skipIf(oneAtATime)(
-    oneAtATime
-      ? 'cancels superseded runs outside main (skipped: refresh-pr.yml runs one at a time and never cancels, as its own block tests)'
-      : 'cancels superseded runs outside main',
-    () => {
-      expect(wf['concurrency']).toEqual({
-        group: '${{ github.workflow }}-${{ github.ref }}',
-        'cancel-in-progress': "${{ github.ref != 'refs/heads/main' }}",
-      });
-    },
-  );
+  it('concurrency: superseded runs are cancelled on pull requests and other branches, never on main or for a schedule', () => {
+    for (const [name, make] of Object.entries(SCENARIOS)) {
+      const scenario = make(wf.name);
+      const { cancel } = concurrency(wf, scenario);
+      const ref = asString(scenario.github['ref'] ?? null);
+      if (file === 'refresh-pr.yml') expect(cancel, `${file}, ${name}`).toBe(false);
+      else expect(cancel, `${file}, ${name}`).toBe(ref !== 'refs/heads/main');
+    }
+  });
 
   it("sets timeout-minutes on every job (a job that runs another workflow has that workflow's limits)", () => {
     for (const [id, job] of Object.entries(wf.jobs))
@@ -140,15 +301,29 @@ describe.each(files)('workflow %s', (file) => {
     for (const step of uses(wf, 'actions/checkout')) expect(step.with?.['persist-credentials']).toBe(false);
   });
 
-  it('caches npm in setup-node', () => {
-    for (const step of uses(wf, 'actions/setup-node')) expect(step.with?.['cache']).toBe('npm');
+  it('caches npm in setup-node in the jobs that hold no secret (#2: the job with the token restores no cache)', () => {
+    for (const job of Object.values(wf.jobs)) {
+      const secret = JSON.stringify(job).includes('secrets.');
+      for (const step of (job.steps ?? []).filter((s) => s.uses?.startsWith('actions/setup-node@') === true))
+        expect(step.with?.['cache']).toBe(secret ? undefined : 'npm');
+    }
   });
 
   it('keys ccache by the pinned commit and the series, and saves it only outside pull requests', () => {
     for (const step of uses(wf, 'hendrikmuhs/ccache-action')) {
       expect(step.with?.['key']).toContain('${{ steps.pin.outputs.commit }}');
       expect(step.with?.['key']).toContain("hashFiles('templates/**', 'patches/**', 'mlx-storage-pr.config.json')");
-      expect(step.with?.['save']).toContain("github.event_name != 'pull_request'");
+      for (const [name, make] of Object.entries(SCENARIOS)) {
+        const save = interpolate(step.with?.['save'], context(make(wf.name), { matrix: { toolkit: 'metal' } }));
+        expect(save === true || save === 'true', name).toBe(name !== 'a pull request');
+      }
+    }
+  });
+
+  it('#10 ccache keeps a size limit and evicts the entries the job did not use, so a cache does not fill with old objects', () => {
+    for (const step of uses(wf, 'hendrikmuhs/ccache-action')) {
+      expect(step.with?.['max-size']).toMatch(/^\d+[MG]$/);
+      expect(step.with?.['evict-old-files']).toBe('job');
     }
   });
 
@@ -163,6 +338,64 @@ describe.each(files)('workflow %s', (file) => {
       const label = String(job['runs-on']);
       if (!/^(ubuntu-(22|24)\.04|macos-1[45])$/.test(label)) expect(declared, label).toContain(label);
     }
+  });
+
+  it('#10 no step and no job runs after a cancel (always() does; !cancelled() does not), and the summaries and log uploads still run after a failure', () => {
+    for (const [id, job] of Object.entries(wf.jobs)) {
+      const legs = expandMatrix(job.strategy?.matrix);
+      const needs = Object.fromEntries(needsOf(job).map((n) => [n, { result: 'success', outputs: {} }]));
+      for (const matrix of legs) {
+        const ctx = context(SCENARIOS['a cancel'](wf.name), { matrix, needs });
+        expect(runs(job.if, ctx, jobStatus(needs, true)), `${id} after a cancel`).toBe(false);
+        for (const step of job.steps ?? []) {
+          const label = `${id} (${JSON.stringify(matrix)}): ${step.name ?? step.uses ?? step.run}`;
+          expect(runs(step.if, ctx, { cancelled: true }), `${label}, after a cancel`).toBe(false);
+          const reporting = step.name === 'Job summary' || step.uses?.startsWith('actions/upload-artifact@') === true;
+          if (reporting) {
+            const failed = context(SCENARIOS['a push to main'](wf.name), { matrix, needs });
+            expect(runs(step.if, failed, { failed: true }), `${label}, after a failure`).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  it('#10 an artifact upload succeeds on a re-run of the failed job (a second upload of one name returns 409), and expires', () => {
+    for (const step of uses(wf, 'actions/upload-artifact')) {
+      const names = ['1', '2'].map((attempt) =>
+        interpolate(step.with?.['name'], {
+          ...context(SCENARIOS['a push to main'](wf.name)),
+          github: { ...github(wf.name, 'push', 'refs/heads/main'), run_attempt: attempt },
+          matrix: { target: '14.0', toolkit: 'cpu' },
+        }),
+      );
+      expect(step.with?.['overwrite'] === true || names[0] !== names[1], asString(names[0] ?? null)).toBe(true);
+      expect(step.with?.['retention-days']).toBeGreaterThan(0);
+      expect(step.with?.['retention-days']).toBeLessThanOrEqual(30);
+    }
+  });
+
+  it('#10 Node 22 or later in every job outside the Node matrix (Node 20 is past its end of life), and a Node the matrix tests', () => {
+    const matrix = (load('ci.yml').jobs['tool-tests']?.strategy?.matrix['node'] ?? []) as number[];
+    for (const [id, job] of Object.entries(wf.jobs))
+      for (const step of (job.steps ?? []).filter((s) => s.uses?.startsWith('actions/setup-node@') === true)) {
+        const version = String(step.with?.['node-version']);
+        if (version.includes('matrix.node')) continue;
+        expect(Number(version), id).toBeGreaterThanOrEqual(22);
+        expect(matrix, id).toContain(Number(version));
+      }
+  });
+
+  it('#10 apt-get runs with DEBIAN_FRONTEND=noninteractive, so a package that asks a question cannot hang the job', () => {
+    for (const [id, job] of Object.entries(wf.jobs))
+      for (const step of job.steps ?? []) {
+        const script = step.run ?? '';
+        const install = script.indexOf('apt-get install');
+        if (install < 0) continue;
+        const env = stepEnv(wf, job, step, context(SCENARIOS['a push to main'](wf.name)));
+        const exported = script.slice(0, install).includes('export DEBIAN_FRONTEND=noninteractive');
+        expect(env['DEBIAN_FRONTEND'] === 'noninteractive' || exported, `${id}: ${step.name ?? script}`).toBe(true);
+      }
   });
 });
 
@@ -181,38 +414,157 @@ describe('every workflow', () => {
 describe('ci.yml', () => {
   const wf = load('ci.yml');
   const job = (id: string) => wf.jobs[id] as Job;
-
-  // Superseded runs are cancelled outside main: the test of every workflow above checks that.
-  it('runs on pushes to main, on pull requests, by hand and when another workflow calls it (refresh-pr.yml), and on nothing else', () => {
-    expect(wf.on['push']).toEqual({ branches: ['main'] });
-    expect(Object.keys(wf.on).sort()).toEqual(['pull_request', 'push', 'workflow_call', 'workflow_dispatch']);
-  });
   const step = (jobId: string, test: (s: Step) => boolean) => {
     const found = job(jobId).steps.find(test);
     expect(found, `${jobId}: step not found`).toBeDefined();
     return found as Step;
   };
+  /** The jobs that run `test --upstream-ci` (the Linux legs built as MLX's Linux CI builds). */
+  const upstreamCiJobs = () =>
+    Object.entries(wf.jobs).filter(([, j]) => (j.steps ?? []).some((s) => /test --upstream-ci/.test(s.run ?? '')));
+
+  it('runs on pushes to main, on pull requests, by hand and when another workflow calls it (refresh-pr.yml), and on nothing else', () => {
+    expect(Object.keys(wf.on).sort()).toEqual(['pull_request', 'push', 'workflow_call', 'workflow_dispatch']);
+    expect(pushTriggers(wf.on, 'main', ['src/cli.ts'])).toBe(true);
+    expect(pushTriggers(wf.on, 'feature', ['src/cli.ts'])).toBe(false);
+  });
+
+  it('#10 a push to main that changes only Markdown or the PR text in pr/ does not start CI (nine macOS legs); any other change does', () => {
+    for (const only of [['README.md'], ['pr/description.md', 'pr/commit-message.txt'], ['shims/README.md', 'pr/x']])
+      expect(pushTriggers(wf.on, 'main', only), only.join(' ')).toBe(false);
+    for (const changed of [['src/cli.ts'], ['README.md', 'templates/a.h'], ['patches/series'], ['.ci/run']])
+      expect(pushTriggers(wf.on, 'main', changed), changed.join(' ')).toBe(true);
+    // Pull requests run whatever they change.
+    expect(wf.on['pull_request'] ?? null).toBeNull();
+  });
+
+  it('#5 a run called by refresh-pr.yml is never cancelled by or queued behind a push run, and never shares its caller group (github.workflow there is the caller name)', () => {
+    const refresh = load('refresh-pr.yml');
+    for (const ref of ['refs/heads/main', 'refs/heads/feature']) {
+      const called = concurrency(wf, calledFromRefresh(ref));
+      expect(called.cancel, `called from ${ref}`).toBe(false);
+      for (const name of [
+        'a push to main',
+        'a push to another branch',
+        'a pull request',
+        'a dispatch from main',
+      ] as const)
+        expect(called.group, `vs ${name}`).not.toBe(concurrency(wf, SCENARIOS[name](wf.name)).group);
+      const callerScenario = { github: github(refresh.name, 'workflow_dispatch', ref) };
+      expect(called.group).not.toBe(concurrency(refresh, callerScenario).group);
+      // Nor the group of a caller that uses the common `${{ github.workflow }}-${{ github.ref }}` (as MLX's CI does).
+      const common = {
+        ...refresh,
+        concurrency: { group: '${{ github.workflow }}-${{ github.ref }}', 'cancel-in-progress': false },
+      };
+      expect(called.group).not.toBe(concurrency(common, callerScenario).group);
+    }
+    // Two pushes to main queue, never cancel; two pushes to a pull request cancel.
+    expect(concurrency(wf, SCENARIOS['a push to main']('ci')).cancel).toBe(false);
+    expect(concurrency(wf, SCENARIOS['a pull request']('ci')).cancel).toBe(true);
+  });
 
   it('restores ccache in every job that builds MLX, before the build', () => {
-    for (const id of ['mlx-linux', 'mlx-linux-shared', 'macos']) {
-      const ccache = job(id).steps.findIndex((s) => s.uses?.startsWith('hendrikmuhs/ccache-action@') === true);
-      const build = job(id).steps.findIndex((s) =>
-        /mlx-storage-pr (test|verify)|vitest run test\/e2e/.test(s.run ?? ''),
+    for (const [id, j] of Object.entries(wf.jobs)) {
+      const build = j.steps.findIndex((s) =>
+        /mlx-storage-pr (test|verify)|vitest run test\/e2e|cmake --build/.test(s.run ?? ''),
       );
+      if (build < 0) continue;
+      const ccache = j.steps.findIndex((s) => s.uses?.startsWith('hendrikmuhs/ccache-action@') === true);
       expect(ccache, id).toBeGreaterThanOrEqual(0);
       expect(build, id).toBeGreaterThan(ccache);
     }
   });
 
-  it('runs .ci/run (tests and workflow lint) on Node 20, 22 and 24', () => {
-    expect(job('tool-tests').strategy?.matrix['node']).toEqual([20, 22, 24]);
+  it("tests the tool on the lowest Node that package.json's engines allows and on each Node the other jobs use, LTS (even) majors only", () => {
+    const matrix = job('tool-tests').strategy?.matrix['node'] as number[];
+    const lowest = Number(/>=\s*(\d+)/.exec(packageJson.engines.node)?.[1]);
+    expect(matrix).toContain(lowest);
+    for (const n of matrix) expect(n % 2, String(n)).toBe(0);
+    expect([...matrix].sort((a, b) => a - b)).toEqual(matrix);
     expect(step('tool-tests', (s) => s.uses?.startsWith('actions/setup-node') === true).with?.['node-version']).toBe(
       '${{ matrix.node }}',
     );
-    expect(step('tool-tests', (s) => s.run !== undefined && s.run.includes('.ci/run')).run).toBe('bash .ci/run');
     const ciRun = readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
-    expect(ciRun).toMatch(/^npm run lint:workflows -- --require-shellcheck$/m);
     expect(ciRun).toMatch(/apt-get install[^\n]*(\\\n[^\n]*)*\bshellcheck\b/);
+  });
+
+  it('#10 lints once per run (eslint, prettier, the workflow lint), not in every Node leg, and every Node leg runs the tests', () => {
+    let lint = 0;
+    let workflowLint = 0;
+    const testedOn: unknown[] = [];
+    const testScriptLints = /\bnpm run lint\b/.test(packageJson.scripts['test'] ?? '');
+    for (const [id, j] of Object.entries(wf.jobs))
+      for (const matrix of expandMatrix(j.strategy?.matrix))
+        for (const s of (j.steps ?? []).filter((x) => x.run?.includes('.ci/run') === true)) {
+          const calls = path.join(tempDir('msp-calls-'), 'calls');
+          writeFileSync(calls, '');
+          const bin = stubBin({
+            'apt-get': 'exit 0',
+            sudo: '"$@"',
+            npm: `printf 'npm %s\\n' "$*" >> "${calls}"`,
+            npx: `printf 'npx %s\\n' "$*" >> "${calls}"`,
+          });
+          const result = runStep(asString(interpolate(s.run, context(SCENARIOS['a push to main']('ci'), { matrix }))), {
+            path: bin,
+          });
+          expect(result.code, `${id}: ${result.stderr}`).toBe(0);
+          const lines = readFileSync(calls, 'utf8').split('\n');
+          lint += lines.filter((l) => l === 'npm run lint' || (l === 'npm test' && testScriptLints)).length;
+          workflowLint += lines.filter((l) => l.startsWith('npm run lint:workflows')).length;
+          if (lines.some((l) => l === 'npm test' || /^npx vitest run\b/.test(l))) testedOn.push(matrix['node']);
+        }
+    expect(lint).toBe(1);
+    expect(workflowLint).toBe(1);
+    expect(testedOn.sort()).toEqual((job('tool-tests').strategy?.matrix['node'] as number[]).slice().sort());
+  });
+
+  it('#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy)', () => {
+    const upstream = makeUpstream();
+    for (const n of [1, 2]) {
+      writeFileSync(path.join(upstream.dir, `f${n}`), `${n}\n`);
+      git(upstream.dir, 'add', '-A');
+      git(upstream.dir, 'commit', '--quiet', '-m', `c${n}`);
+    }
+    const pin = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    const dir = tempDir('msp-mlx-fetch-');
+    writeFileSync(
+      path.join(dir, 'mlx-storage-pr.config.json'),
+      JSON.stringify({ upstream: { url: `file://${upstream.dir}`, commit: pin } }),
+    );
+    const fetch = step('mlx-linux', (s) => /git init --quiet --bare "\$MLX_REPO"/.test(s.run ?? ''));
+    const repo = path.join(dir, 'mlx.git');
+    const result = runStep(fetch.run as string, { cwd: dir, env: { PIN: pin, MLX_REPO: repo } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(
+      execFileSync('git', ['--git-dir', repo, 'rev-parse', '--is-shallow-repository'], { encoding: 'utf8' }).trim(),
+    ).toBe('false');
+    expect(execFileSync('git', ['--git-dir', repo, 'rev-list', '--count', pin], { encoding: 'utf8' }).trim()).toBe('3');
+  });
+
+  it('#6 the e2e step fails when an end-to-end test skipped (describe.skipIf passes silently otherwise); a skip outside test/e2e does not', () => {
+    const e2e = step('mlx-linux', (s) => s.id === 'e2e');
+    const report = (file: string, status: string) =>
+      JSON.stringify({
+        testResults: [
+          {
+            name: path.join(REPO_ROOT, 'test/e2e/apply-mlx.test.ts'),
+            assertionResults: [{ fullName: 'apply works', status: 'passed' }],
+          },
+          { name: path.join(REPO_ROOT, file), assertionResults: [{ fullName: 'check on the real MLX', status }] },
+        ],
+      });
+    // vitest stands in: it writes the JSON report it is asked for, and passes.
+    const prelude = `npx() { for a in "$@"; do case "$a" in --outputFile.json=*) printf '%s' "$REPORT" > "\${a#*=}";; esac; done; }`;
+    const at = (rep: string) => {
+      const logDir = tempDir('msp-e2e-log-');
+      return runStep(e2e.run as string, { prelude, env: { REPORT: rep, LOG_DIR: logDir } });
+    };
+    const skipped = at(report('test/e2e/check-mlx.test.ts', 'skipped'));
+    expect(skipped.code).not.toBe(0);
+    expect(skipped.stdout + skipped.stderr).toContain('check on the real MLX');
+    expect(at(report('test/e2e/check-mlx.test.ts', 'passed')).code).toBe(0);
+    expect(at(report('test/unit/workflows.test.ts', 'skipped')).code).toBe(0);
   });
 
   it('runs the e2e tests on the real MLX one file at a time, then verify without the PR text, and keeps the logs of a failure', () => {
@@ -225,26 +577,38 @@ describe('ci.yml', () => {
       'liblapacke-dev',
       'doctest-dev',
       'clang-19',
-      'libc++-19-dev',
-      'cmake-format',
     ])
       expect(text).toContain(pkg);
-    expect(text).toMatch(/fetch --depth 1 https:\/\/github\.com\/ml-explore\/mlx\.git "\$PIN:refs\/heads\/pinned"/);
     expect(text).toMatch(/echo "MLX_REPO=/);
     expect(text).toMatch(/echo "METAL_CPP_DIR=/);
-    expect(text).toContain('METAL_CPP_URL');
+    expect(text).toContain('upstream.metalCpp.url');
     const e2e = step('mlx-linux', (s) => s.id === 'e2e');
-    expect(e2e.run).toMatch(/^npx vitest run test\/e2e test\/unit\/workflows\.test\.ts --no-file-parallelism /);
+    expect(e2e.run).toMatch(/vitest run test\/e2e test\/unit\/workflows\.test\.ts --no-file-parallelism /);
     const verify = step('mlx-linux', (s) => s.id === 'verify');
-    expect(verify.run).toContain('npx mlx-storage-pr verify --offline --skip pr-text --metal-cpp "$METAL_CPP_DIR"');
+    expect(verify.run).toContain('verify --offline --skip pr-text --metal-cpp "$METAL_CPP_DIR"');
     expect(linux.steps.indexOf(verify)).toBeGreaterThan(linux.steps.indexOf(e2e));
     expect(step('mlx-linux', (s) => s.name === 'Job summary').run).toContain('cat "$LOG_DIR/verify.txt"');
     const upload = step('mlx-linux', (s) => s.uses?.startsWith('actions/upload-artifact') === true);
-    expect(upload.if).toBe('failure()');
+    expect(runs(upload.if, {}, { failed: true })).toBe(true);
+    expect(runs(upload.if, {}, {})).toBe(false);
   });
 
-  it('builds the Linux shared-library leg as MLX does: Debug, BUILD_SHARED_LIBS, warnings as errors', () => {
-    expect(step('mlx-linux-shared', (s) => s.id === 'build').run).toContain('test --upstream-ci --json');
+  it('#8 builds the Linux shared-library leg as MLX does on its own runner image (no container), and keeps Debian 12 as a second compiler, named so', () => {
+    const legs = upstreamCiJobs();
+    expect(legs).toHaveLength(2);
+    const [asMlx, others] = [
+      legs.filter(([, j]) => j['container'] === undefined),
+      legs.filter(([, j]) => j['container']),
+    ];
+    expect(asMlx, 'one leg on the runner image').toHaveLength(1);
+    const mlxLeg = asMlx[0]?.[1] as Job;
+    expect(String(mlxLeg['name'])).toMatch(/as MLX's CI/);
+    // CMake from pip, as MLX's setup action installs it, not the distribution's.
+    expect(mlxLeg.steps.some((s) => /pip install[^\n]* cmake\b/.test(s.run ?? ''))).toBe(true);
+    expect(mlxLeg.steps.map((s) => s.run ?? '').join('\n')).not.toMatch(/apt-get install[^\n]*(\\\n[^\n]*)*\bcmake\b/);
+    const debian = others[0]?.[1] as Job;
+    expect(debian['container']).toBe('debian:12');
+    expect(String(debian['name'])).toMatch(/second compiler.*g\+\+ 12/);
   });
 
   it('macOS: Homebrew tools without auto-update, the Metal toolchain with its download fallback, warnings as errors on every leg', () => {
@@ -261,12 +625,40 @@ describe('ci.yml', () => {
     expect(mac.env?.['MACOSX_DEPLOYMENT_TARGET']).toBe('${{ matrix.target }}');
   });
 
+  /** Per macOS leg: the steps that run (by their `if:`) when every step before succeeds. */
+  const macLegs = () =>
+    expandMatrix(job('macos').strategy?.matrix).map((matrix) => ({
+      matrix,
+      ran: job('macos').steps.filter((s) =>
+        runs(s.if, context(SCENARIOS['a push to main']('ci'), { matrix, steps: { apply: { outcome: 'success' } } })),
+      ),
+    }));
+  /** A step that runs `test` (a command line, not the summary's text about it). */
+  const runsTest = (s: Step) => /^npx mlx-storage-pr test\b/m.test(s.run ?? '');
+  const runsSuite = (s: Step) => runsTest(s) && !/--tests /.test(s.run ?? '');
+  const buildsOnly = (s: Step) => /^cmake --build/m.test(s.run ?? '');
+
+  it('#9 macOS: the whole suite runs once (the targets differ only in compile flags), every other cpu and jit leg builds only, each leg builds once', () => {
+    const legs = macLegs();
+    expect(legs.filter((l) => l.ran.some(runsSuite))).toHaveLength(1);
+    for (const { matrix, ran } of legs) {
+      const builds = ran.filter((s) => runsTest(s) || buildsOnly(s));
+      expect(builds, JSON.stringify(matrix)).toHaveLength(1);
+      if (matrix['toolkit'] === 'metal') expect(ran.some(buildsOnly), JSON.stringify(matrix)).toBe(false);
+    }
+    const targets = new Set(legs.map((l) => asString(l.matrix['target'] ?? null)));
+    for (const target of targets)
+      for (const toolkit of ['cpu', 'metal', 'jit'])
+        expect(
+          legs.filter((l) => l.matrix['target'] === target && l.matrix['toolkit'] === toolkit),
+          `${target} ${toolkit}`,
+        ).toHaveLength(1);
+  });
+
   it("macOS: the Metal build runs the storage cases with DEVICE=cpu and the Metal environment of MLX's test-macos, and fails the job when it fails", () => {
     const metal = step('macos', (s) => s.id === 'metal');
     expect(metal.env).toEqual({ DEVICE: 'cpu', METAL_DEVICE_WRAPPER_TYPE: 1, METAL_DEBUG_ERROR_MODE: 0 });
-    expect(metal.run).toContain(
-      'npx mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"',
-    );
+    expect(metal.run).toContain('mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"');
     const summary = step('macos', (s) => s.name === 'Job summary').run ?? '';
     expect(summary).toContain('metal::is_available()\\` stays true');
     expect(summary).toContain('no GPU kernel ran');
@@ -274,14 +666,23 @@ describe('ci.yml', () => {
   });
 
   it('macOS: the job summary reports the outcome of the build step its leg ran, not a skipped one', () => {
-    const toolkits = job('macos').strategy?.matrix['toolkit'] as string[];
-    const build = step('macos', (s) => s.name === 'Job summary').env?.['BUILD'];
-    for (const toolkit of toolkits) {
-      // Each leg runs the one build step whose id is its toolkit; the other two are skipped.
-      expect(step('macos', (s) => s.id === toolkit).if).toBe(`matrix.toolkit == '${toolkit}'`);
+    const summary = step('macos', (s) => s.name === 'Job summary');
+    for (const { matrix, ran } of macLegs()) {
+      const build = ran.find((s) => runsTest(s) || buildsOnly(s));
+      expect(build?.id, JSON.stringify(matrix)).toBeDefined();
       for (const outcome of ['success', 'failure']) {
-        const ran = Object.fromEntries(toolkits.map((t) => [t, { outcome: t === toolkit ? outcome : 'skipped' }]));
-        expect(evaluate(String(build), { matrix: { toolkit }, steps: ran }), `${toolkit} leg`).toBe(outcome);
+        const outcomes = Object.fromEntries(
+          job('macos')
+            .steps.filter((s) => s.id)
+            .map((s) => [s.id, { outcome: s === build ? outcome : ran.includes(s) ? 'success' : 'skipped' }]),
+        );
+        const env = stepEnv(
+          wf,
+          job('macos'),
+          summary,
+          context(SCENARIOS['a push to main']('ci'), { matrix, steps: outcomes }),
+        );
+        expect(env['BUILD'], JSON.stringify(matrix)).toBe(outcome);
       }
     }
   });
@@ -289,9 +690,57 @@ describe('ci.yml', () => {
   it('macOS: check-metal runs after the build, also when the build failed, with the doctest headers from Homebrew', () => {
     const mac = job('macos');
     const check = step('macos', (s) => s.id === 'check-metal');
-    expect(check.if).toMatch(/^always\(\) && /);
+    const ctx = context(SCENARIOS['a push to main']('ci'), {
+      matrix: { toolkit: 'metal' },
+      steps: { apply: { outcome: 'success' } },
+    });
+    expect(runs(check.if, ctx, { failed: true })).toBe(true);
     expect(check.run).toBe('npx mlx-storage-pr check-metal --include "$(brew --prefix doctest)/include"');
     expect(mac.steps.indexOf(check)).toBeGreaterThan(mac.steps.indexOf(step('macos', (s) => s.id === 'metal')));
+  });
+
+  it('#7 metal-cpp comes from upstream.metalCpp: an unset sha256 warns with the hash, a wrong one fails, the right one passes; only a pinned hash is cached', () => {
+    const pin = step('mlx-linux', (s) => s.id === 'metal-cpp');
+    const cache = step('mlx-linux', (s) => s.uses?.split('@')[0] === 'actions/cache');
+    const fetch = step('mlx-linux', (s) => /sha256sum/.test(s.run ?? ''));
+    const zip = storedZip({ 'metal-cpp/Metal/Metal.hpp': '#pragma once\n' });
+    const sha256 = createHash('sha256').update(zip).digest('hex');
+    const archive = path.join(tempDir('msp-metal-cpp-archive-'), 'metal-cpp_26.zip');
+    writeFileSync(archive, zip);
+    const at = (pinned: string | undefined) => {
+      const dir = tempDir('msp-metal-cpp-ci-');
+      const metalCpp = { url: `file://${archive}`, ...(pinned === undefined ? {} : { sha256: pinned }) };
+      writeFileSync(path.join(dir, 'mlx-storage-pr.config.json'), JSON.stringify({ upstream: { metalCpp } }));
+      const outputs = runStep(pin.run as string, { cwd: dir }).outputs;
+      const cached = runs(cache.if, { steps: { 'metal-cpp': { outputs } } });
+      execFileSync('mkdir', ['-p', path.join(dir, '.work', 'metal-cpp')]);
+      const env = {
+        URL: outputs['url'] ?? '',
+        SHA256: outputs['sha256'] ?? '',
+        METAL_CPP_DIR: path.join(dir, '.work', 'metal-cpp'),
+      };
+      return { dir, cached, result: runStep(fetch.run as string, { cwd: dir, env }) };
+    };
+
+    const unset = at(undefined);
+    expect(unset.result.code, unset.result.stderr).toBe(0);
+    expect(unset.result.stdout).toContain(`::warning::metal-cpp file://${archive} has sha256 ${sha256}`);
+    expect(unset.result.stdout).toContain(`set upstream.metalCpp.sha256 to ${sha256}`);
+    expect(unset.cached).toBe(false);
+
+    const wrong = at('0'.repeat(64));
+    expect(wrong.result.code).toBe(1);
+    expect(wrong.result.stdout).toContain(`::error::metal-cpp file://${archive} has sha256 ${sha256}`);
+    expect(existsSync(path.join(wrong.dir, '.work', 'metal-cpp.zip'))).toBe(false);
+
+    const right = at(sha256);
+    expect(right.result.code, right.result.stderr).toBe(0);
+    expect(right.result.stdout).not.toContain('::warning::');
+    expect(existsSync(path.join(right.dir, '.work', 'metal-cpp', 'metal-cpp', 'Metal', 'Metal.hpp'))).toBe(true);
+    expect(right.cached).toBe(true);
+    expect(interpolate(cache.with?.['key'], { steps: { 'metal-cpp': { outputs: { sha256 } } } })).toBe(
+      `metal-cpp-${sha256}`,
+    );
   });
 });
 
@@ -299,51 +748,181 @@ describe('drift.yml', () => {
   const wf = load('drift.yml');
   const drift = wf.jobs['drift'] as Job;
   const refs = drift.steps.find((s) => s.id === 'refs') as Step;
-  const check = drift.steps.find((s) => s.run?.includes('mlx-storage-pr check') === true) as Step;
+  const check = drift.steps.find((s) => s.run?.includes('mlx-storage-pr.js check') === true) as Step;
 
   it('runs on a schedule and by hand, never on pushes or pull requests', () => {
     expect(Object.keys(wf.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
     expect(wf.on['schedule']).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \S+ \S+ \S+$/) as unknown }]);
   });
 
-  it("checks upstream's default branch and latest release, looked up when the job runs, and writes the Markdown report to the job summary", () => {
-    expect(check.env).toEqual({
-      BRANCH: '${{ steps.refs.outputs.branch }}',
-      TAG: '${{ steps.refs.outputs.tag }}',
+  /** An upstream with the pin, tags around it, a commit after it and a side branch. */
+  function upstreamWithReleases(extraTags: (dir: string, commits: Record<string, string>) => void) {
+    const upstream = makeUpstream();
+    const dir = upstream.dir;
+    git(dir, 'branch', '-m', 'trunk');
+    const commit = (name: string) => {
+      writeFileSync(path.join(dir, name), `${name}\n`);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '--quiet', '-m', name);
+      return git(dir, 'rev-parse', 'HEAD').trim();
+    };
+    const c1 = commit('c1');
+    const pin = commit('pin');
+    const after = commit('after');
+    git(dir, 'checkout', '--quiet', '-b', 'side', c1);
+    const side = commit('side');
+    git(dir, 'checkout', '--quiet', 'trunk');
+    extraTags(dir, { c1, pin, after, side });
+    const project = tempDir('msp-drift-');
+    writeFileSync(
+      path.join(project, 'mlx-storage-pr.config.json'),
+      JSON.stringify({ upstream: { url: `file://${dir}`, commit: pin, version: '1.0.0' } }),
+    );
+    return project;
+  }
+
+  it('#12 checks each release at or above the pinned version that is neither the pin nor before it (the latest tag can be older than the pin)', () => {
+    const project = upstreamWithReleases((dir, c) => {
+      git(dir, 'tag', 'v0.9.0', c.c1 as string);
+      git(dir, 'tag', 'v1.0.5', c.c1 as string); // a version above the pin's, but before it
+      git(dir, 'tag', 'v1.0.0', c.pin as string);
+      git(dir, 'tag', '-a', '-m', 'release', 'v1.1.0', c.after as string);
+      git(dir, 'tag', 'v2.0.0', c.side as string);
+      git(dir, 'tag', 'v2.0.0rc1', c.side as string);
+      git(dir, 'tag', 'nightly', c.after as string);
     });
-    // Not `|| true`, not `continue-on-error`: check's exit code (4 when a patch no longer applies) fails the run.
-    expect(check.run).toBe('npx mlx-storage-pr check --against "$BRANCH" "$TAG" --markdown >> "$GITHUB_STEP_SUMMARY"');
-    expect(drift.steps.indexOf(check)).toBeGreaterThan(drift.steps.indexOf(refs));
+    const result = runStep(refs.run as string, { cwd: project });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.outputs).toEqual({ branch: 'trunk', tags: 'v1.1.0 v2.0.0' });
   });
 
-  it("the lookup finds the default branch and the highest vX.Y.Z tag of the config's upstream", () => {
-    const upstream = makeUpstream();
-    git(upstream.dir, 'checkout', '--quiet', '-b', 'trunk');
-    for (const tag of ['v1.2.0', 'v1.10.0', 'v1.9.3', 'v2.0.0rc1', 'nightly']) git(upstream.dir, 'tag', tag);
-    const dir = tempDir('msp-drift-');
-    writeFileSync(
-      path.join(dir, 'mlx-storage-pr.config.json'),
-      JSON.stringify({ upstream: { url: `file://${upstream.dir}` } }),
-    );
-    const output = path.join(dir, 'output');
-    writeFileSync(output, '');
-    execFileSync('bash', ['-eo', 'pipefail', '-c', refs.run as string], {
-      cwd: dir,
-      env: { ...process.env, GITHUB_OUTPUT: output },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  it('#12 with no release after the pin, checks the default branch only and says "no release after the pin" (the lookup exited 1)', () => {
+    const project = upstreamWithReleases((dir, c) => {
+      git(dir, 'tag', 'v0.9.0', c.c1 as string);
+      git(dir, 'tag', 'v1.0.0', c.pin as string);
     });
-    expect(readFileSync(output, 'utf8')).toBe('branch=trunk\ntag=v1.10.0\n');
+    const result = runStep(refs.run as string, { cwd: project });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.outputs).toEqual({ branch: 'trunk', tags: '' });
+    expect(result.summary).toContain('no release after the pin');
+    const argv = runCheck(0, '', { BRANCH: 'trunk', TAGS: '' });
+    expect(argv.calls).toEqual(['node bin/mlx-storage-pr.js check --against trunk --markdown']);
+    const both = runCheck(0, '', { BRANCH: 'trunk', TAGS: 'v1.1.0 v2.0.0' });
+    expect(both.calls).toEqual(['node bin/mlx-storage-pr.js check --against trunk v1.1.0 v2.0.0 --markdown']);
+  });
+
+  const REPORT = [
+    '## Drift check: the series against other MLX commits',
+    '',
+    '### `main` (`0123456789ab`): three-way',
+    '',
+    '### `v1.1.0` (`ba9876543210`): clean',
+  ].join('\n');
+
+  /** The check step with the tool standing in: it prints `report` and exits `code`. */
+  function runCheck(code: number, report: string, env: Record<string, string> = { BRANCH: 'main', TAGS: 'v1.1.0' }) {
+    const calls = path.join(tempDir('msp-calls-'), 'calls');
+    writeFileSync(calls, '');
+    const prelude = `node() { printf '%s\\n' "node $*" >> "$CALLS"; printf '%s\\n' "$REPORT"; return "$CODE"; }`;
+    const result = runStep(check.run as string, {
+      prelude,
+      cwd: tempDir('msp-drift-run-'),
+      env: { ...env, CALLS: calls, REPORT: report, CODE: String(code) },
+    });
+    const verdict = drift.steps[drift.steps.indexOf(check) + 1] as Step;
+    const ctx = context(SCENARIOS['a schedule'](wf.name), {
+      steps: { [check.id as string]: { outputs: result.outputs } },
+    });
+    const fails =
+      runs(verdict.if, ctx) && runStep(verdict.run as string, { env: stepEnv(wf, drift, verdict, ctx) }).code !== 0;
+    return { ...result, fails, calls: readFileSync(calls, 'utf8').trim().split('\n') };
+  }
+
+  it('#11 drift (exit 4): an ::error:: and the report in the summary and the log, and the run fails', () => {
+    const result = runCheck(4, REPORT);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^::error[^\n]*::/m);
+    expect(result.summary).toContain(REPORT);
+    expect(result.stdout).toContain(REPORT);
+    expect(result.outputs['drift']).toBe('true');
+    expect(result.fails).toBe(true);
+  });
+
+  it('#11 any other failure: "could not run (exit N)" in the summary and a ::warning::, not an empty summary like drift; the run still fails', () => {
+    const result = runCheck(2, 'fatal: could not read from remote');
+    expect(result.summary).toContain('could not run (exit 2)');
+    expect(result.stdout).toMatch(/^::warning[^\n]*::/m);
+    expect(result.stdout).not.toMatch(/^::error/m);
+    expect(result.outputs['drift']).not.toBe('true');
+    expect(result.fails).toBe(true);
+  });
+
+  it('#11 a patch that needed a three-way merge: a ::warning:: naming the ref; the run passes', () => {
+    const result = runCheck(0, REPORT);
+    expect(result.stdout).toMatch(/^::warning[^\n]*::[^\n]*\bmain\b/m);
+    expect(result.stdout).not.toMatch(/^::warning[^\n]*::[^\n]*v1\.1\.0/m);
+    expect(result.summary).toContain(REPORT);
+    expect(result.fails).toBe(false);
+  });
+
+  const issueJob = () => Object.entries(wf.jobs).find(([, j]) => j.permissions?.['issues'] === 'write');
+
+  it('#13 on drift, a separate job opens or updates an issue (failure mail of a schedule goes only to whoever last edited the cron line); only that job may write issues', () => {
+    const found = issueJob();
+    expect(found).toBeDefined();
+    const [id, job] = found as [string, Job];
+    expect(Object.entries(wf.jobs).filter(([, j]) => j.permissions?.['issues'])).toHaveLength(1);
+    expect(needsOf(job)).toEqual(['drift']);
+    const at = (outputs: Record<string, string>, result: string, cancelled = false) => {
+      const needs = { drift: { result, outputs } };
+      return runs(job.if, context(SCENARIOS['a schedule'](wf.name), { needs }), jobStatus(needs, cancelled));
+    };
+    expect(at({ drift: 'true', report: REPORT }, 'failure'), `${id} on drift`).toBe(true);
+    expect(at({}, 'success'), 'no drift').toBe(false);
+    expect(at({}, 'failure'), 'could not run').toBe(false);
+    expect(at({ drift: 'true' }, 'failure', true), 'cancelled').toBe(false);
+  });
+
+  it('#13 the issue job creates the drift issue once, then updates it (body and a comment) on later drift', () => {
+    const [, job] = issueJob() as [string, Job];
+    const script = job.steps.map((s) => s.run ?? '').join('\n');
+    const needs = { drift: { result: 'failure', outputs: { drift: 'true', report: REPORT } } };
+    const ctx = context(SCENARIOS['a schedule'](wf.name), { needs });
+    const env = Object.assign({}, ...job.steps.map((s) => stepEnv(wf, job, s, ctx))) as Record<string, string>;
+    const gh = (open: string) => {
+      const calls = path.join(tempDir('msp-calls-'), 'calls');
+      writeFileSync(calls, '');
+      const prelude = `gh() { printf '%s\\n' "gh $*" >> "$CALLS"; if [ "$1 $2" = "issue list" ]; then printf '%s' "$OPEN"; fi; }`;
+      const result = runStep(script, { prelude, env: { ...env, CALLS: calls, OPEN: open } });
+      expect(result.code, result.stderr).toBe(0);
+      return readFileSync(calls, 'utf8').trim().split('\n');
+    };
+    const none = gh('');
+    expect(none.filter((c) => c.startsWith('gh issue create'))).toHaveLength(1);
+    const again = gh('7');
+    expect(again.filter((c) => c.startsWith('gh issue create'))).toHaveLength(0);
+    expect(again.some((c) => c.startsWith('gh issue edit 7'))).toBe(true);
+    expect(again.some((c) => c.startsWith('gh issue comment 7'))).toBe(true);
+  });
+
+  it('#13 the header says who is really notified and that GitHub disables the schedule after 60 days without activity', () => {
+    const header = read('drift.yml').split('\n\non:')[0] ?? '';
+    expect(header).not.toContain('GitHub tells whoever watches');
+    expect(header).toMatch(/60 days/);
+    expect(header).toMatch(/last (changed|edited)[^.]*cron/);
   });
 });
 
 describe('refresh-pr.yml', () => {
   const wf = load('refresh-pr.yml');
   const refresh = wf.jobs['refresh'] as Job;
-  const push = refresh.steps.find((s) => s.run?.includes('mlx-storage-pr "${args[@]}"')) as Step;
+  const push = refresh.steps.find((s) => s.run?.includes('mlx-storage-pr.js "${args[@]}"')) as Step;
+  const ciJob = Object.entries(wf.jobs).find(([, j]) => j.uses === './.github/workflows/ci.yml');
+  const findJob = () => Object.entries(wf.jobs).find(([, j]) => j.permissions?.['actions'] === 'read');
 
-  /** The push step's script, run by bash with `npx` standing in to print the command it would run. */
+  /** The push step's script, run by bash with `node` standing in to print the command it would run. */
   const argv = (env: Record<string, string>) =>
-    execFileSync('bash', ['-euo', 'pipefail', '-c', `npx() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`], {
+    execFileSync('bash', ['-euo', 'pipefail', '-c', `node() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`], {
       encoding: 'utf8',
       env: { PATH: process.env['PATH'], ...env },
     })
@@ -358,14 +937,111 @@ describe('refresh-pr.yml', () => {
   });
 
   it('runs one at a time and never cancels a run under way', () => {
-    expect(wf['concurrency']).toEqual({ group: 'refresh-pr', 'cancel-in-progress': false });
+    const a = concurrency(wf, SCENARIOS['a dispatch from main'](wf.name));
+    const b = concurrency(wf, SCENARIOS['a dispatch from another branch'](wf.name));
+    expect(a.group).toBe(b.group);
+    expect(a.cancel || b.cancel).toBe(false);
   });
 
-  it("runs CI's own jobs first, and pushes only after they pass", () => {
-    expect(wf.jobs['ci']).toMatchObject({ uses: './.github/workflows/ci.yml' });
-    expect(Object.keys(wf.jobs)).toEqual(['ci', 'refresh']);
-    expect(refresh['needs']).toBe('ci');
-    expect(refresh).not.toHaveProperty('if');
+  /** Which jobs run, given the result of finding CI's push run (`passed`) and of ci.yml when it runs. */
+  function plan(scenario: Scenario, passed: string, ciResult: string, findResult = 'success') {
+    const [findId, find] = findJob() as [string, Job];
+    const [ciId, ci] = ciJob as [string, Job];
+    const findNeeds = {};
+    const findRuns = runs(
+      find.if,
+      context(scenario, { needs: findNeeds }),
+      jobStatus(findNeeds, scenario.status?.cancelled),
+    );
+    const atFind = { [findId]: { result: findRuns ? findResult : 'skipped', outputs: { passed } } };
+    const ciRuns = runs(ci.if, context(scenario, { needs: atFind }), jobStatus(atFind, scenario.status?.cancelled));
+    const all = { ...atFind, [ciId]: { result: ciRuns ? ciResult : 'skipped', outputs: {} } };
+    const needs = Object.fromEntries(needsOf(refresh).map((n) => [n, all[n] ?? { result: 'skipped' }]));
+    const pushes = runs(refresh.if, context(scenario, { needs }), jobStatus(needs, scenario.status?.cancelled));
+    return { find: findRuns, ci: ciRuns, pushes };
+  }
+
+  it('#1 the job that holds the token runs for main only (protection otherwise rests on UI settings, and a missing environment is created unprotected)', () => {
+    expect(plan(SCENARIOS['a dispatch from main'](wf.name), 'false', 'success').pushes).toBe(true);
+    expect(plan(SCENARIOS['a dispatch from main'](wf.name), 'true', 'success').pushes).toBe(true);
+    for (const passed of ['true', 'false'])
+      expect(plan(SCENARIOS['a dispatch from another branch'](wf.name), passed, 'success').pushes, passed).toBe(false);
+    expect(plan({ github: github(wf.name, 'workflow_dispatch', 'refs/tags/v1.0.0') }, 'true', 'success').pushes).toBe(
+      false,
+    );
+  });
+
+  it('#4 reuses a successful push-triggered ci.yml run of the commit instead of re-running all of it (the macOS legs); runs ci.yml when there is none or it failed, and pushes only after a pass', () => {
+    const main = SCENARIOS['a dispatch from main'](wf.name);
+    expect(plan(main, 'true', 'success')).toEqual({ find: true, ci: false, pushes: true });
+    expect(plan(main, 'false', 'success')).toEqual({ find: true, ci: true, pushes: true });
+    expect(plan(main, 'false', 'failure')).toEqual({ find: true, ci: true, pushes: false });
+    expect(plan(main, 'false', 'success', 'failure').pushes).toBe(false);
+    expect(plan(SCENARIOS['a cancel'](wf.name), 'true', 'success').pushes).toBe(false);
+    const [, find] = findJob() as [string, Job];
+    expect(find.permissions).toEqual({ actions: 'read', contents: 'read' });
+    expect(JSON.stringify(find)).not.toContain('secrets.');
+  });
+
+  it('#4 the lookup of the push run: a passed run is reused, a running one is waited for, a failed or missing one means run ci.yml', () => {
+    const [, find] = findJob() as [string, Job];
+    const ctx = context(SCENARIOS['a dispatch from main'](wf.name));
+    const look = find.steps.find((s) => s.id === 'push-run') as Step;
+    // gh stands in: each call prints the next of the runs listed in $RUNS (one JSON array per line).
+    const at = (runsJson: string[], extra: Record<string, string> = {}) => {
+      const state = path.join(tempDir('msp-gh-'), 'n');
+      writeFileSync(state, '0');
+      const bin = stubBin({
+        gh: `n=$(cat "${state}"); echo $((n + 1)) > "${state}"; printf '%s\\n' "$RUNS" | sed -n "$((n + 1))p"`,
+        sleep: 'exit 0',
+      });
+      const env = { ...stepEnv(wf, find, look, ctx), RUNS: runsJson.join('\n'), POLL_SECONDS: '0', ...extra };
+      const result = runStep(look.run as string, { env, path: bin });
+      expect(result.code, result.stderr).toBe(0);
+      return { passed: result.outputs['passed'], calls: Number(readFileSync(state, 'utf8')) };
+    };
+    const run = (status: string, conclusion: string) => JSON.stringify([{ status, conclusion, url: 'https://x/1' }]);
+    expect(at([run('completed', 'success')]).passed).toBe('true');
+    expect(at([run('completed', 'failure')]).passed).toBe('false');
+    expect(at(['[]']).passed).toBe('false');
+    const waited = at([run('in_progress', ''), run('queued', ''), run('completed', 'success')]);
+    expect(waited).toEqual({ passed: 'true', calls: 3 });
+    expect(at([run('in_progress', ''), run('in_progress', '')], { WAIT_MINUTES: '0' }).passed).toBe('false');
+  });
+
+  it('#2 the job with the token installs without lifecycle scripts, builds, and runs the tool from bin/ (npx would fetch a name nobody owns)', () => {
+    const calls = path.join(tempDir('msp-calls-'), 'calls');
+    writeFileSync(calls, '');
+    const ctx = context(SCENARIOS['a dispatch from main'](wf.name), {
+      vars: { MLX_PR_FORK: 'https://github.com/alice/mlx.git', MLX_PR_AUTHOR_NAME: 'A', MLX_PR_AUTHOR_EMAIL: 'a@b' },
+      inputs: { open: false },
+    });
+    for (const s of refresh.steps.filter((x) => x.run !== undefined)) {
+      const result = runStep(s.run as string, {
+        prelude: recorders('npm', 'npx', 'node', 'git'),
+        env: { ...stepEnv(wf, refresh, s, ctx), CALLS: calls },
+      });
+      expect(result.code, `${s.name ?? s.run}: ${result.stderr}`).toBe(0);
+    }
+    const lines = readFileSync(calls, 'utf8').trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('npx'))).toEqual([]);
+    const installs = lines.filter((l) => /^npm (ci|install|i)\b/.test(l));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const l of installs) expect(l).toContain('--ignore-scripts');
+    const tool = lines.findIndex((l) => l.startsWith('node bin/mlx-storage-pr.js'));
+    const build = lines.findIndex((l) => l.startsWith('npm run build'));
+    expect(build).toBeGreaterThanOrEqual(0);
+    expect(tool).toBeGreaterThan(build);
+    expect(lines.filter((l) => l.startsWith('node')).every((l) => l.startsWith('node bin/mlx-storage-pr.js '))).toBe(
+      true,
+    );
+  });
+
+  it('#5 calls ci.yml naming itself as the caller, so the called run has its own concurrency group', () => {
+    const [, ci] = ciJob as [string, Job];
+    expect(calledFromRefresh().inputs?.['caller']).toBeTruthy();
+    const inputs = ((load('ci.yml').on['workflow_call'] ?? {}) as { inputs?: Record<string, unknown> }).inputs ?? {};
+    expect(Object.keys(ci.with ?? {}).every((k) => k in inputs)).toBe(true);
   });
 
   it('pushes from a protected environment, the only place the token is named, and hands it over as GH_TOKEN', () => {
@@ -387,7 +1063,7 @@ describe('refresh-pr.yml', () => {
       GIT_COMMITTER_EMAIL: '${{ vars.MLX_PR_AUTHOR_EMAIL }}',
     });
     const fork = 'https://github.com/alice/mlx.git';
-    const base = ['mlx-storage-pr', 'pr', '--push', '--fork', fork, '--skip'];
+    const base = ['bin/mlx-storage-pr.js', 'pr', '--push', '--fork', fork, '--skip'];
     expect(argv({ FORK: fork, BRANCH: '', OPEN: 'false' }).slice(0, base.length)).toEqual(base);
     expect(argv({ FORK: fork, BRANCH: '', OPEN: 'false' })).not.toContain('--open');
     expect(argv({ FORK: fork, BRANCH: '', OPEN: 'true' }).at(-1)).toBe('--open');
@@ -406,11 +1082,6 @@ describe('refresh-pr.yml', () => {
         .sort(),
     );
   });
-
-  it('checks out, installs and applies before it pushes', () => {
-    const runs = refresh.steps.map((s) => s.run ?? s.uses?.split('@')[0]);
-    expect(runs).toEqual(['actions/checkout', 'actions/setup-node', 'npm ci', 'npx mlx-storage-pr apply', push.run]);
-  });
 });
 
 const mlx = mlxRepo();
@@ -420,7 +1091,11 @@ const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mlx-storage-pr.conf
 const atPin = (file: string) =>
   execFileSync('git', ['-C', mlx.repo as string, 'show', `${config.upstream.commit}:${file}`], { encoding: 'utf8' });
 
-describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against MLX's CI at the pinned commit"), () => {
+describe.skipIf(mlx.repo === null)(describeName("ci.yml against MLX's CI at the pinned commit"), () => {
+  const upstreamWorkflow = () =>
+    parse(atPin('.github/workflows/build_and_test.yml')) as {
+      jobs: Record<string, { 'runs-on': string; strategy: { matrix: Record<string, unknown> } }>;
+    };
   const macMatrix = () =>
     (load('ci.yml').jobs['macos']?.strategy?.matrix ?? {}) as {
       target?: string[];
@@ -431,15 +1106,33 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml's macOS matrix against M
     (macMatrix().include?.find((i) => i.toolkit === toolkit)?.['cmake-args'] ?? '').split(/\s+/).filter(Boolean);
   const setup = () => atPin('.github/actions/setup/action.yml');
 
-  it('builds for the oldest and newest deployment target of MLX mac_build', () => {
-    const upstream = (
-      parse(atPin('.github/workflows/build_and_test.yml')) as {
-        jobs: { mac_build: { strategy: { matrix: { 'macos-target': string[] } } } };
-      }
-    ).jobs.mac_build.strategy.matrix['macos-target'];
-    const sorted = [...upstream].sort((a, b) => Number(a) - Number(b));
-    expect(macMatrix().target).toEqual([sorted[0], sorted[sorted.length - 1]]);
-    expect(macMatrix().toolkit).toEqual(['cpu', 'metal', 'jit']);
+  it("#9 builds every deployment target of MLX's mac_build, with every toolkit", () => {
+    const upstream = upstreamWorkflow().jobs['mac_build']?.strategy.matrix as Record<string, string[]>;
+    expect([...(macMatrix().target ?? [])].sort()).toEqual([...(upstream['macos-target'] ?? [])].sort());
+    expect([...(macMatrix().toolkit ?? [])].sort()).toEqual([...(upstream['toolkit'] ?? [])].sort());
+  });
+
+  it("#8 the Linux leg meant to match MLX's runs on the runner, the apt packages and the CMake of MLX's Linux cpu leg", () => {
+    const build = upstreamWorkflow().jobs['build_and_test'] as { 'runs-on': string };
+    const runner = evaluate(build['runs-on'], { matrix: { os: 'Linux', arch: 'x86_64', toolkit: 'cpu' } });
+    const wf = load('ci.yml');
+    const legs = Object.values(wf.jobs).filter(
+      (j) => j['container'] === undefined && (j.steps ?? []).some((s) => /test --upstream-ci/.test(s.run ?? '')),
+    );
+    expect(legs).toHaveLength(1);
+    const leg = legs[0] as Job;
+    expect(leg['runs-on']).toBe(runner);
+    const setupYaml = parse(setup()) as { runs: { steps: Array<{ name?: string; run?: string }> } };
+    const linux = setupYaml.runs.steps.find((s) => s.name === 'Install Linux dependencies')?.run ?? '';
+    const packagesOf = (script: string) =>
+      (/apt-get install((?:[^\n]*\\\n)*[^\n]*)/.exec(script)?.[1] ?? '')
+        .split(/[\s\\]+/)
+        .filter((w) => w !== '' && !w.startsWith('-'));
+    const mlxPackages = packagesOf(linux);
+    expect(mlxPackages.length).toBeGreaterThan(3);
+    const ours = leg.steps.flatMap((s) => packagesOf(s.run ?? ''));
+    for (const p of mlxPackages) expect(ours, p).toContain(p);
+    expect(setup()).toMatch(/pip install cmake/);
   });
 
   it("runs the C++ tests with the Metal environment of MLX's test-macos action", () => {

@@ -921,10 +921,16 @@ describe('refresh-pr.yml', () => {
   const findJob = () => Object.entries(wf.jobs).find(([, j]) => j.permissions?.['actions'] === 'read');
 
   /** The push step's script, run by bash with `node` standing in to print the command it would run. */
+  const IDENTITY = {
+    GIT_AUTHOR_NAME: 'A',
+    GIT_AUTHOR_EMAIL: 'a@b',
+    GIT_COMMITTER_NAME: 'A',
+    GIT_COMMITTER_EMAIL: 'a@b',
+  };
   const argv = (env: Record<string, string>) =>
     execFileSync('bash', ['-euo', 'pipefail', '-c', `node() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`], {
       encoding: 'utf8',
-      env: { PATH: process.env['PATH'], ...env },
+      env: { PATH: process.env['PATH'], ...IDENTITY, ...env },
     })
       .trim()
       .split('\n');
@@ -1069,6 +1075,34 @@ describe('refresh-pr.yml', () => {
     expect(argv({ FORK: fork, BRANCH: '', OPEN: 'true' }).at(-1)).toBe('--open');
     expect(argv({ FORK: fork, BRANCH: 'metal-view', OPEN: 'false' }).slice(-2)).toEqual(['--branch', 'metal-view']);
     expect(() => argv({ FORK: '', BRANCH: '', OPEN: 'true' })).toThrow();
+  });
+
+  it('#3 stops before the push when an author or committer variable is empty (git would push `Ann Dev <>`), naming the variable', () => {
+    const fork = 'https://github.com/alice/mlx.git';
+    const identity = {
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@b',
+      GIT_COMMITTER_NAME: 'A',
+      GIT_COMMITTER_EMAIL: 'a@b',
+    };
+    const base = { FORK: fork, BRANCH: '', OPEN: 'false' };
+    expect(argv({ ...base, ...identity })[0]).toBe('bin/mlx-storage-pr.js');
+    for (const [variable, env] of [
+      ['MLX_PR_AUTHOR_NAME', 'GIT_AUTHOR_NAME'],
+      ['MLX_PR_AUTHOR_EMAIL', 'GIT_AUTHOR_EMAIL'],
+    ]) {
+      const result = spawnSync(
+        'bash',
+        ['-euo', 'pipefail', '-c', `node() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env['PATH'], ...base, ...identity, [env as string]: '' },
+        },
+      );
+      expect(result.status, variable).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`Set the variable ${variable}`);
+    }
   });
 
   it('leaves out exactly the checks that CI ran on this commit, so the PR text is checked here', () => {

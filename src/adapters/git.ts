@@ -463,6 +463,19 @@ export class Git {
     return (await this.raw(['remote', 'get-url', '--push', '--all', remote])).split('\n').filter(Boolean);
   }
 
+  /** The `url.<base>.pushInsteadOf` rules of git's configuration, as [base, prefix] pairs. */
+  async pushInsteadOfRules(): Promise<Array<[string, string]>> {
+    const out = await orAbsent(this.raw(['config', '--get-regexp', '^url\\..*\\.pushinsteadof$']));
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const space = line.indexOf(' ');
+        const key = line.slice(0, space);
+        return [key.slice('url.'.length, -'.pushinsteadof'.length), line.slice(space + 1)] as [string, string];
+      });
+  }
+
   /** `url` with the insteadOf rules of git's configuration applied. */
   async expandUrl(url: string): Promise<string> {
     return (await this.raw(['ls-remote', '--get-url', url])).trim();

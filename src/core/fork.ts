@@ -89,7 +89,8 @@ function canonicalHost(host: string): string {
  */
 export function repositoryKey(location: RepoLocation): string {
   if (location.kind === 'file') return `file:${location.path.replace(/\/+$/, '').replace(/\/\.git$/, '') || '/'}`;
-  const repoPath = location.path
+  const repoPath = path.posix
+    .normalize(`/${location.path}`)
     .replace(/\/{2,}/g, '/')
     .replace(/^\/+|\/+$/g, '')
     .replace(/\.git$/i, '')
@@ -170,8 +171,29 @@ export function commitSubject(message: string): string {
   return (message.split('\n').find((l) => l.trim() !== '') ?? '').trim();
 }
 
+/**
+ * The URL git pushes to for `url`: the longest matching `url.<base>.pushInsteadOf`
+ * prefix replaced by its base, else `expanded` (the URL with insteadOf applied), as git does.
+ */
+export function pushUrlOf(url: string, expanded: string, rules: ReadonlyArray<[string, string]>): string {
+  let best: [string, string] | null = null;
+  for (const rule of rules)
+    if (url.startsWith(rule[1]) && (best === null || rule[1].length > best[1].length)) best = rule;
+  return best === null ? expanded : best[0] + url.slice(best[1].length);
+}
+
+/** An http(s) URL that names a user (`user@`, `token@`, `user:pass@`): where tokens hide. */
+export function hasHttpUser(location: RepoLocation): boolean {
+  return location.kind === 'network' && /^https?$/.test(location.scheme) && location.user !== null;
+}
+
+/** `text` with the user part of every http(s) URL replaced by `***@`, and any Authorization header's value removed. */
+export function redactSecrets(text: string): string {
+  return text.replace(/(https?:\/\/)[^\s/@'"]+@/gi, '$1***@').replace(/^(.*authorization:\s*).*$/gim, '$1***');
+}
+
 /** This machine: a local git server (as in tests) may use plain http. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   const bare = host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
 }

@@ -5,7 +5,7 @@ import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../ad
 import { PACKAGE_ROOT } from '../adapters/package-root.js';
 import { checksPass, formatChecks } from '../core/checks.js';
 import { UserError } from '../core/errors.js';
-import { githubRepoOf, parseRepoLocation } from '../core/fork.js';
+import { githubRepoOf, isLoopback, parseRepoLocation, redactSecrets } from '../core/fork.js';
 import { DESCRIPTION_FILE, policyChecks } from '../core/policy.js';
 import type { Context } from './context.js';
 import type { ForkTarget } from './fork.js';
@@ -83,13 +83,35 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
     throw new UserError('USAGE', `--open: the fork ${o.fork.given} does not say whose fork it is.`, {
       hint: 'Pass --fork-owner <your GitHub login> (the pull request comes from <login>:<branch>).',
     });
+  const apiUrl = o.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
+  verifyApiUrl(apiUrl, ctx.cwd);
   return {
     token,
     upstream: { owner: upstreamRepo.owner, repo: upstreamRepo.repo },
     head: `${owner}:${o.branch}`,
     body,
-    apiUrl: o.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL),
+    apiUrl,
   };
+}
+
+/** The API URL the token goes to: https, or http to this machine only; never with a user part. */
+function verifyApiUrl(apiUrl: string, cwd: string): void {
+  const location = parseRepoLocation(apiUrl, cwd);
+  const shown = redactSecrets(apiUrl);
+  if (location.kind !== 'network' || !/^https?$/.test(location.scheme))
+    throw new UserError('USAGE', `--api-url ${shown} is not an https:// URL.`, {
+      hint: 'Pass the GitHub API base URL, e.g. --api-url https://api.github.com (or https://<host>/api/v3 for GitHub Enterprise).',
+    });
+  if (location.user !== null)
+    throw new UserError('USAGE', `--api-url ${shown} holds a user name or token.`, {
+      hint: 'Give the URL without the part before @ and set GH_TOKEN (or GITHUB_TOKEN) instead.',
+    });
+  if (location.scheme === 'http' && !isLoopback(location.host))
+    throw new UserError(
+      'USAGE',
+      `--api-url ${shown}: mlx-storage-pr does not send the token over plain http, where it would cross the network unencrypted.`,
+      { hint: 'Give the API as an https:// URL (a server on this machine may use http).' },
+    );
 }
 
 async function version(): Promise<string> {

@@ -404,15 +404,23 @@ export class Git {
   }
 
   /** A commit's tree, parents and message, the message exactly as stored. */
-  async commitContent(commit: string): Promise<{ tree: string; parents: string[]; message: string }> {
+  async commitContent(
+    commit: string,
+  ): Promise<{ tree: string; parents: string[]; message: string; author: string; committer: string }> {
     const out = await this.raw(['cat-file', 'commit', commit]);
     const end = out.indexOf('\n\n');
     const header = end < 0 ? out : out.slice(0, end);
-    const fields = header.split('\n').map((l) => l.split(' '));
+    const lines = header.split('\n');
+    const fields = lines.map((l) => l.split(' '));
+    // `author Name <email> <seconds> <zone>`: the identity without the date.
+    const ident = (role: string) =>
+      (lines.find((l) => l.startsWith(`${role} `)) ?? '').slice(role.length + 1).replace(/ \d+ [+-]\d{4}$/, '');
     return {
       tree: fields.find((f) => f[0] === 'tree')?.[1] ?? '',
       parents: fields.filter((f) => f[0] === 'parent').map((f) => f[1] ?? ''),
       message: end < 0 ? '' : out.slice(end + 2),
+      author: ident('author'),
+      committer: ident('committer'),
     };
   }
 

@@ -128,15 +128,26 @@ export function fetchedRefs(branch: string): { branch: string; lease: string } {
   return { branch: `${FORK_REF_PREFIX}/fork/heads/${branch}`, lease: `${FORK_REF_PREFIX}/fork/pushed/${branch}` };
 }
 
-/** A commit's content as a refresh compares it: ids differ by date, so the tree, the parents and the message. */
+/**
+ * A commit's content as a refresh compares it: ids differ by date, so the tree,
+ * the parents, the message and who wrote and committed it (`Name <email>`, no date).
+ */
 export interface CommitContent {
   tree: string;
   parents: string[];
   message: string;
+  author: string;
+  committer: string;
 }
 
 export function sameContent(a: CommitContent, b: CommitContent): boolean {
-  return a.tree === b.tree && a.message === b.message && a.parents.join(' ') === b.parents.join(' ');
+  return (
+    a.tree === b.tree &&
+    a.message === b.message &&
+    a.parents.join(' ') === b.parents.join(' ') &&
+    a.author === b.author &&
+    a.committer === b.committer
+  );
 }
 
 /** What the fork holds: the branch tip and the tool's lease ref (null: absent). */

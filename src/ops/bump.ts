@@ -13,6 +13,7 @@ import { fromLines, hunkApplies, splitPatch, toLines, type PatchStep } from '../
 import { DEFAULT_WORKDIR } from '../core/paths.js';
 import { buildPlan, patchedPaths, planSteps, type ApplyPlan } from '../core/plan.js';
 import { applySeries } from './apply.js';
+import { abortedWorkLines, saveAbortedWork, type AbortedWork } from './bump-save.js';
 import { readBumpState, removeBumpFolder, restoreProjectFiles, startBump, type BumpState } from './bump-state.js';
 import { addWorktree, contentsAt, ensureCheckout } from './checkout.js';
 import type { Context } from './context.js';
@@ -51,6 +52,8 @@ export interface BumpData {
   removed: string[];
   /** The checkout's series commit after the command. */
   head: string | null;
+  /** `--abort`: the work of the bump it kept before giving it up. */
+  saved?: AbortedWork;
 }
 
 const TARGET_REF = 'refs/mlx-storage-pr/bump-target';
@@ -515,11 +518,27 @@ async function removeWorktree(git: Git | null, state: BumpState): Promise<void> 
   }
 }
 
+/** The template files as the bump wrote them into its worktree; none when the project no longer reads (all is then kept). */
+async function renderedAt(ctx: Context, state: BumpState): Promise<Map<string, string>> {
+  try {
+    const { inputs } = await ctx.project();
+    return new Map(
+      buildPlan({ ...inputs, config: configAt(inputs.config, state.to) }).files.map((f) => [f.path, f.content]),
+    );
+  } catch (error) {
+    if (error instanceof UserError) return new Map();
+    throw error;
+  }
+}
+
 /** `bump --abort`: puts the config, templates/, patches/ and the checkout back as they were before the bump. */
 export async function abortBump(ctx: Context): Promise<BumpData> {
   return withLock(ctx.workdir, 'bump', async () => {
     const state = await readBumpState(ctx);
     if (state === null) throw noBump(ctx, 'abort');
+    const saved = await saveAbortedWork(ctx, await ctx.checkout(), state, await renderedAt(ctx, state));
+    const kept = abortedWorkLines(saved);
+    if (kept.length > 0) ctx.log.info(kept.join('\n'));
     await uninterruptible(() => restoreProjectFiles(ctx, state));
     await ctx.reloadProject();
     const git = await ctx.checkout();
@@ -543,6 +562,7 @@ export async function abortBump(ctx: Context): Promise<BumpData> {
       written: [CONFIG_FILE, 'templates/', 'patches/'],
       removed: [],
       head,
+      saved,
     };
   });
 }

@@ -7,6 +7,8 @@ import { UserError } from './errors.js';
  * naming the file's line and column (JSON.parse gives a character position at best).
  */
 export function parseJsonFile(text: string, file: string): unknown {
+  // Some editors on Windows save UTF-8 with a byte-order mark; it is no part of the JSON.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -88,7 +88,13 @@ async function verifyCheckoutReady(git: Git, head: HeadState): Promise<void> {
 }
 
 /** The commit `ref` names: a full commit id the checkout has, else fetched from the MLX source (commit, tag or branch). */
-async function resolveTarget(ctx: Context, git: Git, ref: string): Promise<string> {
+async function resolveTarget(ctx: Context, git: Git, given: string): Promise<string> {
+  let ref = given;
+  // git fetches no short id: a source on this machine resolves it (as `check --against` does), else the checkout may know it.
+  if (/^[0-9a-f]{4,39}$/i.test(ref)) {
+    const local = ctx.source.kind === 'path' ? new Git(ctx.source.display, ctx.log, ctx.env) : git;
+    ref = (await local.resolveCommit(ref).catch(() => null)) ?? ref;
+  }
   if (/^[0-9a-f]{40}$/.test(ref) && (await git.hasCommit(ref))) return ref;
   try {
     await git.fetchCommit(ctx.source.location, ref, { depth: 1, local: ctx.source.kind === 'path' });
@@ -96,10 +102,14 @@ async function resolveTarget(ctx: Context, git: Git, ref: string): Promise<strin
     if (!(error instanceof ProcessError)) throw error;
     throw new UserError(
       'COMMIT_NOT_FOUND',
-      `The MLX source ${ctx.source.display} has no commit, tag or branch "${ref}".`,
+      `The MLX source ${ctx.source.display} has no commit, tag or branch "${given}".`,
       {
-        hint: 'Name a full commit id, a tag (v0.30.0) or a branch of MLX; a local mirror may need `git fetch` first. --verbose shows what git said.',
-        details: { source: ctx.source.display, ref, stderr: error.stderr.trim().split('\n').slice(-3).join('\n') },
+        hint: `Name a full commit id, a tag (v0.30.0) or a branch of MLX${ctx.source.kind === 'path' ? '' : '; a short id works only with a source on this machine (--mlx-repo <path>)'}; a local mirror may need \`git fetch\` first. --verbose shows what git said.`,
+        details: {
+          source: ctx.source.display,
+          ref: given,
+          stderr: error.stderr.trim().split('\n').slice(-3).join('\n'),
+        },
       },
     );
   }

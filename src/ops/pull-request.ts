@@ -177,13 +177,15 @@ function apiFailed(error: GitHubError, head: string, repository: string): UserEr
   const hint =
     error.status === null
       ? 'GitHub did not answer: check the network and --api-url (or GITHUB_API_URL).'
-      : error.status === 401
-        ? 'GitHub refused the token (expired or mistyped): set GH_TOKEN to a valid one.'
-        : error.status === 403 || error.status === 404
-          ? `The token may not create pull requests in ${repository}. A fine-grained token scoped to your fork cannot; use a classic token with public_repo, or open the pull request once by hand from ${head} (each refresh of the branch updates it).`
-          : error.status === 422
-            ? `GitHub did not accept the pull request: check that the branch ${head} exists on your fork (push it first) and that it differs from ${repository}'s default branch.`
-            : 'Run again later; --verbose shows the commands run.';
+      : error.status >= 200 && error.status < 300
+        ? `The request went through, but the answer is not what GitHub sends (a proxy or an old server at --api-url?): the pull request may have been created. Look at ${repository}'s pull requests from ${head}; running again finds an open one and updates it.`
+        : error.status === 401
+          ? 'GitHub refused the token (expired or mistyped): set GH_TOKEN to a valid one.'
+          : error.status === 403 || error.status === 404
+            ? `The token may not create pull requests in ${repository}. A fine-grained token scoped to your fork cannot; use a classic token with public_repo, or open the pull request once by hand from ${head} (each refresh of the branch updates it).`
+            : error.status === 422
+              ? `GitHub did not accept the pull request: check that the branch ${head} exists on your fork (push it first) and that it differs from ${repository}'s default branch.`
+              : 'Run again later; --verbose shows the commands run.';
   return new UserError('GITHUB_API_FAILED', error.message, {
     hint,
     details: { request: error.request, status: error.status },

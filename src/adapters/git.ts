@@ -370,7 +370,10 @@ export class Git {
   async stash(message: string, paths?: readonly string[]): Promise<string | null> {
     const before = (await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']))).trim();
     const only = paths === undefined ? [] : ['--', ...paths];
-    const literal = new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
+    // Literal pathspecs only for the paths given: without paths, stash removes the untracked files it saved through
+    // the `:/` pathspec, which a literal reading does not match, and they would stay behind.
+    const literal =
+      paths === undefined ? this : new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
     const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
     try {
       await literal.raw(args, { echo: true });

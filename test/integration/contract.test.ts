@@ -316,6 +316,7 @@ describe('every command', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "no-checkout",
+            "unmerged": [],
           },
         },
         "test, format": {
@@ -512,6 +513,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
       }
@@ -566,6 +568,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "outdated",
+            "unmerged": [],
           },
         },
       }
@@ -615,6 +618,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "outdated",
+            "unmerged": [],
           },
         },
       }
@@ -704,6 +708,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "foreign-head",
+            "unmerged": [],
           },
         },
       }
@@ -757,64 +762,66 @@ describe("apply, status and reset through a checkout's life", () => {
     writeCheckout('mlx/backend/metal/storage_view.h', '// edited\n');
     expect({ reset: await run('reset'), again: await run('reset'), status: await run('status') })
       .toMatchInlineSnapshot(`
-      {
-        "again": {
-          "code": 0,
-          "json": {
-            "checkout": "<project>/.work/mlx",
-            "command": "reset",
-            "ok": true,
-            "pinned": "<pinned>",
-            "status": "already-clean",
+        {
+          "again": {
+            "code": 0,
+            "json": {
+              "checkout": "<project>/.work/mlx",
+              "command": "reset",
+              "ok": true,
+              "pinned": "<pinned>",
+              "status": "already-clean",
+            },
           },
-        },
-        "reset": {
-          "code": 0,
-          "json": {
-            "checkout": "<project>/.work/mlx",
-            "command": "reset",
-            "ok": true,
-            "pinned": "<pinned>",
-            "saved": {
-              "files": [
+          "reset": {
+            "code": 0,
+            "json": {
+              "checkout": "<project>/.work/mlx",
+              "command": "reset",
+              "ok": true,
+              "pinned": "<pinned>",
+              "saved": {
+                "files": [
+                  "mlx/backend/metal/storage_view.h",
+                ],
+                "refs": [
+                  "refs/mlx-storage-pr/backup/<time>-stash",
+                ],
+                "restore": [
+                  "git -C <project>/.work/mlx checkout --detach <sha1>^1",
+                  "git -C <project>/.work/mlx stash apply <sha1>",
+                ],
+                "stash": "<sha1>",
+                "untracked": [],
+              },
+              "status": "reset",
+            },
+          },
+          "status": {
+            "code": 0,
+            "json": {
+              "base": "<pinned>",
+              "branch": null,
+              "checkout": "<project>/.work/mlx",
+              "command": "status",
+              "conflicts": [],
+              "differs": [
+                "docs/src/dev/extensions.rst",
+                "mlx/backend/metal/CMakeLists.txt",
+                "mlx/backend/metal/storage_view.cpp",
                 "mlx/backend/metal/storage_view.h",
               ],
-              "refs": [
-                "refs/mlx-storage-pr/backup/<time>-stash",
-              ],
-              "restore": [
-                "git -C <project>/.work/mlx stash apply <sha1>",
-              ],
-              "stash": "<sha1>",
-              "untracked": [],
+              "dirty": [],
+              "head": "<pinned>",
+              "ok": true,
+              "pinned": "<pinned>",
+              "pinnedVersion": "0.32.2",
+              "state": "not-applied",
+              "unmerged": [],
             },
-            "status": "reset",
           },
-        },
-        "status": {
-          "code": 0,
-          "json": {
-            "base": "<pinned>",
-            "branch": null,
-            "checkout": "<project>/.work/mlx",
-            "command": "status",
-            "conflicts": [],
-            "differs": [
-              "docs/src/dev/extensions.rst",
-              "mlx/backend/metal/CMakeLists.txt",
-              "mlx/backend/metal/storage_view.cpp",
-              "mlx/backend/metal/storage_view.h",
-            ],
-            "dirty": [],
-            "head": "<pinned>",
-            "ok": true,
-            "pinned": "<pinned>",
-            "pinnedVersion": "0.32.2",
-            "state": "not-applied",
-          },
-        },
-      }
-    `);
+        }
+      `);
   });
 
   it('a patch that does not apply: apply exits 4 with PATCH_CONFLICT and the conflicts; status lists them', async () => {
@@ -824,81 +831,82 @@ describe("apply, status and reset through a checkout's life", () => {
     const before = git(checkout, 'rev-parse', 'HEAD');
     expect({ apply: await run('apply'), '3way': await run('apply', '--3way'), status: await run('status') })
       .toMatchInlineSnapshot(`
-      {
-        "3way": {
-          "code": 4,
-          "json": {
-            "error": {
-              "code": "PATCH_CONFLICT",
-              "details": {
-                "conflicts": [
-                  {
-                    "detail": "<text>",
-                    "file": "docs/src/dev/extensions.rst",
-                    "hunk": 1,
-                    "hunkHeader": "@@ -6,6 +6,11 @@",
-                    "patch": "0002-docs.patch",
-                    "reason": "upstream_changed",
-                  },
-                ],
+        {
+          "3way": {
+            "code": 4,
+            "json": {
+              "error": {
+                "code": "PATCH_CONFLICT",
+                "details": {
+                  "conflicts": [
+                    {
+                      "detail": "<text>",
+                      "file": "docs/src/dev/extensions.rst",
+                      "hunk": 1,
+                      "hunkHeader": "@@ -6,6 +6,11 @@",
+                      "patch": "0002-docs.patch",
+                      "reason": "upstream_changed",
+                    },
+                  ],
+                },
+                "hint": "<text>",
+                "message": "<text>",
               },
-              "hint": "<text>",
-              "message": "<text>",
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-        "apply": {
-          "code": 4,
-          "json": {
-            "error": {
-              "code": "PATCH_CONFLICT",
-              "details": {
-                "conflicts": [
-                  {
-                    "detail": "<text>",
-                    "file": "docs/src/dev/extensions.rst",
-                    "hunk": 1,
-                    "hunkHeader": "@@ -6,6 +6,11 @@",
-                    "patch": "0002-docs.patch",
-                    "reason": "upstream_changed",
-                  },
-                ],
+          "apply": {
+            "code": 4,
+            "json": {
+              "error": {
+                "code": "PATCH_CONFLICT",
+                "details": {
+                  "conflicts": [
+                    {
+                      "detail": "<text>",
+                      "file": "docs/src/dev/extensions.rst",
+                      "hunk": 1,
+                      "hunkHeader": "@@ -6,6 +6,11 @@",
+                      "patch": "0002-docs.patch",
+                      "reason": "upstream_changed",
+                    },
+                  ],
+                },
+                "hint": "<text>",
+                "message": "<text>",
               },
-              "hint": "<text>",
-              "message": "<text>",
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-        "status": {
-          "code": 0,
-          "json": {
-            "base": "<pinned>",
-            "branch": null,
-            "checkout": "<project>/.work/mlx",
-            "command": "status",
-            "conflicts": [
-              {
-                "detail": "<text>",
-                "file": "docs/src/dev/extensions.rst",
-                "hunk": 1,
-                "hunkHeader": "@@ -6,6 +6,11 @@",
-                "patch": "0002-docs.patch",
-                "reason": "upstream_changed",
-              },
-            ],
-            "differs": [],
-            "dirty": [],
-            "head": "<pinned>",
-            "ok": true,
-            "pinned": "<pinned>",
-            "pinnedVersion": "0.32.2",
-            "state": "not-applied",
+          "status": {
+            "code": 0,
+            "json": {
+              "base": "<pinned>",
+              "branch": null,
+              "checkout": "<project>/.work/mlx",
+              "command": "status",
+              "conflicts": [
+                {
+                  "detail": "<text>",
+                  "file": "docs/src/dev/extensions.rst",
+                  "hunk": 1,
+                  "hunkHeader": "@@ -6,6 +6,11 @@",
+                  "patch": "0002-docs.patch",
+                  "reason": "upstream_changed",
+                },
+              ],
+              "differs": [],
+              "dirty": [],
+              "head": "<pinned>",
+              "ok": true,
+              "pinned": "<pinned>",
+              "pinnedVersion": "0.32.2",
+              "state": "not-applied",
+              "unmerged": [],
+            },
           },
-        },
-      }
-    `);
+        }
+      `);
     expect(git(checkout, 'rev-parse', 'HEAD')).toBe(before);
     writeFileSync(patch, original);
   });
@@ -1051,6 +1059,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
             "pinned": "<moved>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
         "status after fetch": {
@@ -1077,6 +1086,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
             "pinned": "<moved>",
             "pinnedVersion": "0.32.2",
             "state": "outdated",
+            "unmerged": [],
           },
         },
         "status before": {
@@ -1094,6 +1104,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
             "pinned": "<moved>",
             "pinnedVersion": "0.32.2",
             "state": "missing-pinned-commit",
+            "unmerged": [],
           },
         },
       }
@@ -1161,6 +1172,7 @@ describe('the workdir lock', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
       }
@@ -3894,6 +3906,10 @@ describe('export and bump through edits and a pin move', () => {
             "patches": [],
             "ref": "main",
             "removed": [],
+            "saved": {
+              "project": null,
+              "worktree": null,
+            },
             "status": "aborted",
             "to": {
               "commit": "<target>",
@@ -4045,6 +4061,7 @@ describe('export and bump through edits and a pin move', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
       }

@@ -577,7 +577,7 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
       // The files are already what the new commit holds: only the branch, HEAD and the index move.
       let saved: ExportData['savedHead'];
       if (head !== null && head !== series.commit) {
-        const ref = backupRef('head', new Date());
+        const ref = backupRef('export', new Date());
         await git.updateRef(ref, head);
         saved = { commit: head, ref };
       }

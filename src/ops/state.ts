@@ -27,7 +27,7 @@ export async function classifyHead(git: Git, pinned: string): Promise<HeadState>
 }
 
 /** A ref that keeps saved work reachable even if the stash is dropped. */
-export function backupRef(kind: 'stash' | 'head', now: Date): string {
+export function backupRef(kind: 'stash' | 'head' | 'export', now: Date): string {
   return `refs/mlx-storage-pr/backup/${now.toISOString().replace(/[:.]/g, '-')}-${kind}`;
 }
 

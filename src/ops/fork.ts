@@ -274,7 +274,10 @@ export async function refreshFork(
     await git.pushAtomic(o.fork.url, updates);
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
-    throw await pushFailed(git, o, state, error);
+    throw await pushFailed(git, o, state, error, {
+      pinned: ctx.config.upstream.commit,
+      source: redactSecrets(ctx.source.location),
+    });
   }
   return {
     status: plan.action === 'create' ? 'created' : 'updated',
@@ -321,7 +324,13 @@ async function refusal(
 }
 
 /** A push that git refused: the branch moved in the meantime, or the fork said no. */
-async function pushFailed(git: Git, o: { fork: ForkTarget; branch: string }, state: ForkState, error: ProcessError) {
+async function pushFailed(
+  git: Git,
+  o: { fork: ForkTarget; branch: string },
+  state: ForkState,
+  error: ProcessError,
+  mlx: { pinned: string; source: string },
+) {
   const branchRef = `refs/heads/${o.branch}`;
   const said = redactSecrets(lastLines(error.stderr, 8));
   // A fork that cannot be read again now: the report falls back to what git said about the push.
@@ -339,7 +348,7 @@ async function pushFailed(git: Git, o: { fork: ForkTarget; branch: string }, sta
   const shallow = /shallow update not allowed/i.test(said);
   return new UserError('PUSH_FAILED', `The fork ${o.fork.remote ?? o.fork.given} refused the push:\n${said}`, {
     hint: shallow
-      ? 'The fork lacks the pinned MLX commit. Sync the fork with upstream (GitHub: "Sync fork") and run again.'
+      ? `The fork ${o.fork.remote ?? o.fork.given} has no copy of the pinned commit ${mlx.pinned.slice(0, 12)}, and the checkout holds only a shallow copy of MLX's history, which git cannot push. Nothing was pushed. Sync the fork with upstream (GitHub: "Sync fork" on the fork's page), then run again. Or send the history from the checkout, which needs its full history from a reachable MLX source first: \`git -C ${quote(git.dir)} fetch --unshallow ${quote(mlx.source)}\`, then \`git -C ${quote(git.dir)} push ${quote(o.fork.url)} ${mlx.pinned}:refs/heads/main\` (a fast-forward only, never forced), then run again.`
       : (authHint(said) ?? 'Nothing was pushed (the push is atomic). Fix what git names above and run again.'),
     details: { fork: o.fork.given, stderr: said },
   });

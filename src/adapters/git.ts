@@ -335,7 +335,10 @@ export class Git {
   async stash(message: string, paths?: readonly string[]): Promise<string | null> {
     const before = (await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']))).trim();
     const only = paths === undefined ? [] : ['--', ...paths];
-    const literal = new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
+    // Literal pathspecs only for the paths given: without paths, stash removes the untracked files it saved through
+    // the `:/` pathspec, which a literal reading does not match, and they would stay behind.
+    const literal =
+      paths === undefined ? this : new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
     const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
     try {
       await literal.raw(args, { echo: true });
@@ -369,15 +372,23 @@ export class Git {
   }
 
   /** A commit's tree, parents and message, the message exactly as stored. */
-  async commitContent(commit: string): Promise<{ tree: string; parents: string[]; message: string }> {
+  async commitContent(
+    commit: string,
+  ): Promise<{ tree: string; parents: string[]; message: string; author: string; committer: string }> {
     const out = await this.raw(['cat-file', 'commit', commit]);
     const end = out.indexOf('\n\n');
     const header = end < 0 ? out : out.slice(0, end);
-    const fields = header.split('\n').map((l) => l.split(' '));
+    const lines = header.split('\n');
+    const fields = lines.map((l) => l.split(' '));
+    // `author Name <email> <seconds> <zone>`: the identity without the date.
+    const ident = (role: string) =>
+      (lines.find((l) => l.startsWith(`${role} `)) ?? '').slice(role.length + 1).replace(/ \d+ [+-]\d{4}$/, '');
     return {
       tree: fields.find((f) => f[0] === 'tree')?.[1] ?? '',
       parents: fields.filter((f) => f[0] === 'parent').map((f) => f[1] ?? ''),
       message: end < 0 ? '' : out.slice(end + 2),
+      author: ident('author'),
+      committer: ident('committer'),
     };
   }
 
@@ -426,6 +437,19 @@ export class Git {
   /** Every URL a push to `remote` goes to, with insteadOf and pushInsteadOf applied. */
   async remotePushUrls(remote: string): Promise<string[]> {
     return (await this.raw(['remote', 'get-url', '--push', '--all', remote])).split('\n').filter(Boolean);
+  }
+
+  /** The `url.<base>.pushInsteadOf` rules of git's configuration, as [base, prefix] pairs. */
+  async pushInsteadOfRules(): Promise<Array<[string, string]>> {
+    const out = await orAbsent(this.raw(['config', '--get-regexp', '^url\\..*\\.pushinsteadof$']));
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const space = line.indexOf(' ');
+        const key = line.slice(0, space);
+        return [key.slice('url.'.length, -'.pushinsteadof'.length), line.slice(space + 1)] as [string, string];
+      });
   }
 
   /** `url` with the insteadOf rules of git's configuration applied. */

@@ -47,23 +47,40 @@ export interface GitHubClient {
 /** How long one request may take. */
 const TIMEOUT_MS = 60_000;
 
-interface RawPull {
-  number: number;
-  html_url: string;
-  title: string;
-  body?: string | null;
-  draft?: boolean;
-  base: { ref: string };
+/** An answer with a success status that lacks fields the tool needs (a proxy, an old Enterprise server). */
+class UnexpectedAnswer extends Error {
+  constructor(
+    readonly status: number,
+    readonly missing: string[],
+    readonly body: unknown,
+  ) {
+    super(`the answer lacks ${missing.join(', ')}`);
+  }
 }
 
-function pullOf(raw: RawPull): PullRequest {
+/** The first 200 characters of an answer, as JSON. */
+function excerpt(body: unknown): string {
+  const text = JSON.stringify(body) ?? String(body);
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+function pullOf(raw: unknown, status: number): PullRequest {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const base = (r['base'] ?? {}) as Record<string, unknown>;
+  const missing = [
+    typeof r['number'] === 'number' ? null : 'number',
+    typeof r['html_url'] === 'string' ? null : 'html_url',
+    typeof r['title'] === 'string' ? null : 'title',
+    typeof base['ref'] === 'string' ? null : 'base.ref',
+  ].filter((m): m is string => m !== null);
+  if (missing.length > 0) throw new UnexpectedAnswer(status, missing, raw);
   return {
-    number: raw.number,
-    url: raw.html_url,
-    title: raw.title,
-    body: raw.body ?? '',
-    draft: raw.draft === true,
-    base: raw.base.ref,
+    number: r['number'] as number,
+    url: r['html_url'] as string,
+    title: r['title'] as string,
+    body: typeof r['body'] === 'string' ? r['body'] : '',
+    draft: r['draft'] === true,
+    base: base['ref'] as string,
   };
 }
 
@@ -87,6 +104,12 @@ async function call<T>(request: string, run: (signal: AbortSignal) => Promise<T>
   try {
     return await run(AbortSignal.timeout(TIMEOUT_MS));
   } catch (error) {
+    if (error instanceof UnexpectedAnswer)
+      throw new GitHubError(
+        request,
+        error.status,
+        `GitHub answered HTTP ${error.status} without ${error.missing.join(', ')}: ${excerpt(error.body)}`,
+      );
     const { status, message } = said(error);
     throw new GitHubError(request, status, message);
   }
@@ -103,29 +126,31 @@ export function gitHubClient(options: { baseUrl: string; token: string; userAgen
   return {
     defaultBranch: (repo) =>
       call(`GET /repos/${repo.owner}/${repo.repo}`, async (signal) => {
-        const { data } = await octokit.rest.repos.get({ ...repo, request: { signal } });
+        const { data, status } = await octokit.rest.repos.get({ ...repo, request: { signal } });
+        if (typeof data?.default_branch !== 'string') throw new UnexpectedAnswer(status, ['default_branch'], data);
         return data.default_branch;
       }),
     openPullRequest: (repo, head) =>
       call(`GET /repos/${repo.owner}/${repo.repo}/pulls?head=${head}`, async (signal) => {
-        const { data } = await octokit.rest.pulls.list({ ...repo, head, state: 'open', request: { signal } });
+        const { data, status } = await octokit.rest.pulls.list({ ...repo, head, state: 'open', request: { signal } });
+        if (!Array.isArray(data)) throw new UnexpectedAnswer(status, ['a list of pull requests'], data);
         const first = data[0];
-        return first === undefined ? null : pullOf(first);
+        return first === undefined ? null : pullOf(first, status);
       }),
     createPullRequest: (repo, pull) =>
       call(`POST /repos/${repo.owner}/${repo.repo}/pulls`, async (signal) => {
-        const { data } = await octokit.rest.pulls.create({ ...repo, ...pull, request: { signal } });
-        return pullOf(data);
+        const { data, status } = await octokit.rest.pulls.create({ ...repo, ...pull, request: { signal } });
+        return pullOf(data, status);
       }),
     updatePullRequest: (repo, number, changes) =>
       call(`PATCH /repos/${repo.owner}/${repo.repo}/pulls/${number}`, async (signal) => {
-        const { data } = await octokit.rest.pulls.update({
+        const { data, status } = await octokit.rest.pulls.update({
           ...repo,
           pull_number: number,
           ...changes,
           request: { signal },
         });
-        return pullOf(data);
+        return pullOf(data, status);
       }),
   };
 }

@@ -1,4 +1,5 @@
-import { link, mkdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { z } from 'zod';
@@ -6,11 +7,18 @@ import { z } from 'zod';
 import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
 import { WORKDIR_NAMES } from '../core/workdir.js';
 import { readJsonFile } from './files.js';
+import { probe } from './process.js';
 
-const LockOwnerSchema = z.object({ pid: z.number().optional(), command: z.string().optional() });
+const LockOwnerSchema = z.object({
+  pid: z.number().optional(),
+  command: z.string().optional(),
+  processStart: z.string().nullable().optional(),
+});
 
 /** Who holds a lock file, as far as it says: nothing when it is gone or holds no owner. */
-export async function lockOwner(file: string): Promise<{ pid?: number | undefined; command?: string | undefined }> {
+export async function lockOwner(
+  file: string,
+): Promise<{ pid?: number | undefined; command?: string | undefined; processStart?: string | null | undefined }> {
   return (await readJsonFile(file, LockOwnerSchema)) ?? {};
 }
 
@@ -23,9 +31,43 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** `ps` lives in /bin or /usr/bin on every system the tool runs on. */
+const PS_ENV = { PATH: '/bin:/usr/bin', LC_ALL: 'C' };
+
+/**
+ * What the system says of process `pid`: when it started (an opaque text,
+ * compared only with itself) and its command line; null when it cannot tell.
+ */
+async function processIdentity(pid: number): Promise<{ start: string | null; command: string | null }> {
+  if (existsSync('/proc/self/stat')) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null);
+    // Field 22, the start time in clock ticks since boot, counted after the command name's closing parenthesis.
+    const start = stat === null ? null : (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null);
+    return { start, command: cmdline === null ? null : cmdline.replace(/\0/g, ' ') };
+  }
+  return {
+    start: await probe('ps', ['-o', 'lstart=', '-p', String(pid)], PS_ENV).catch(() => null),
+    command: await probe('ps', ['-o', 'command=', '-p', String(pid)], PS_ENV).catch(() => null),
+  };
+}
+
+/**
+ * Whether the lock's owner still runs: the pid is alive and is the process
+ * that wrote the lock (same start time), not another one that got the pid
+ * since. A lock without a start time (older versions) is believed only when
+ * the pid runs node or mlx-storage-pr.
+ */
+async function ownerRuns(owner: { pid: number; processStart?: unknown }): Promise<boolean> {
+  if (!isAlive(owner.pid)) return false;
+  const now = await processIdentity(owner.pid);
+  if (typeof owner.processStart === 'string') return now.start === null || now.start === owner.processStart;
+  return now.command === null || /\bnode\b|mlx-storage-pr/.test(now.command);
+}
+
 /**
  * Takes `<workdir>/.lock` for the duration of `fn`. A lock left by a process
- * that no longer runs is taken over.
+ * that no longer runs (or whose pid now belongs to another program) is taken over.
  */
 export async function withLock<T>(workdir: string, command: string, fn: () => Promise<T>): Promise<T> {
   await mkdir(workdir, { recursive: true }).catch((error: unknown) => {
@@ -37,7 +79,11 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       // Written aside, then linked into place: a lock file is never seen empty,
       // so a run starting at the same moment cannot take it for a stale one.
       const draft = `${file}.${process.pid}`;
-      await writeFile(draft, JSON.stringify({ pid: process.pid, command, started: new Date().toISOString() }));
+      const processStart = (await processIdentity(process.pid)).start;
+      await writeFile(
+        draft,
+        JSON.stringify({ pid: process.pid, command, started: new Date().toISOString(), processStart }),
+      );
       try {
         await link(draft, file);
       } finally {
@@ -50,7 +96,7 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
       // An owner that cannot be read (the lock vanished, or holds no JSON) is unknown: the lock counts as stale.
       const owner = await lockOwner(file);
-      if (typeof owner.pid === 'number' && isAlive(owner.pid)) {
+      if (typeof owner.pid === 'number' && (await ownerRuns({ ...owner, pid: owner.pid }))) {
         throw new UserError(
           'LOCKED',
           `Another mlx-storage-pr run (pid ${owner.pid}, ${owner.command ?? 'unknown command'}) is using ${workdir}.`,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { diskUsage, listFolder, removeTree } from '../adapters/files.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
-import { describeCheckoutWork, planClean, type CheckoutWork, type WorkdirItem } from './workdir-items.js';
+import { describeCheckoutWork, formatBytes, planClean, type CheckoutWork, type WorkdirItem } from './workdir-items.js';
 import { UserError } from '../core/errors.js';
 import { WORKDIR_NAMES } from '../core/workdir.js';
 import type { Context } from '../series/context.js';
@@ -91,12 +91,19 @@ export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun
         const finishBump = bumping
           ? 'Finish the bump (`mlx-storage-pr export`, then `mlx-storage-pr bump --continue`) or give it up (`mlx-storage-pr bump --abort`). '
           : '';
+        // A dry run still lists what --all would remove, next to the work that makes it refuse.
+        const listed = dryRun
+          ? `\nWithout that work, clean --all would remove:\n${found.remove.map((i) => `  ${formatBytes(i.bytes).padStart(10)}  ${i.name}/  ${i.what}`).join('\n')}`
+          : '';
         throw new UserError(
           'CHECKOUT_HAS_WORK',
-          `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}\nNothing was removed.`,
+          `clean --all would delete ${git.dir}, which holds your work:\n  ${reasons.join('\n  ')}${listed}\nNothing was removed.`,
           {
             hint: `${finishBump}Keep what you need elsewhere (commit and push it, or copy the files) and drop the rest (\`git -C ${git.dir} stash drop\`, \`git -C ${git.dir} update-ref -d <ref>\`, \`git -C ${git.dir} branch -D <branch>\`); or run \`clean\` without --all, which never touches the checkout.`,
-            details: { reasons },
+            details: {
+              reasons,
+              remove: found.remove.map((i) => ({ name: i.name, path: i.path, what: i.what, bytes: i.bytes })),
+            },
           },
         );
       }

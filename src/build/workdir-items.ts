@@ -70,10 +70,20 @@ export function describeCheckoutWork(work: CheckoutWork, dir: string): string[] 
     );
   if (work.stashes)
     reasons.push(`${work.stashes} stash ${work.stashes === 1 ? 'entry' : 'entries'} (\`git -C ${dir} stash list\`)`);
-  if (work.backupRefs.length) reasons.push(`saved work from apply --force or reset: ${work.backupRefs.join(', ')}`);
+  if (work.backupRefs.length)
+    reasons.push(`saved work: ${work.backupRefs.map((r) => `${r} (${backupOrigin(r)})`).join(', ')}`);
   if (work.foreignHead) reasons.push(`HEAD is a commit of yours: ${work.foreignHead.slice(0, 12)}`);
   if (work.branches.length) reasons.push(`branches of yours: ${work.branches.join(', ')}`);
   return reasons;
+}
+
+/** Who made a backup ref, from the kind at the end of its name. */
+function backupOrigin(ref: string): string {
+  if (ref.endsWith('-stash')) return 'uncommitted changes saved by apply --force or reset';
+  if (ref.endsWith('-export')) return 'the HEAD kept by export';
+  if (ref.endsWith('-bump')) return "the bump's worktree kept by bump --abort";
+  if (ref.endsWith('-head')) return 'a commit of yours kept by apply --force or reset';
+  return 'saved work';
 }
 
 export function formatBytes(bytes: number): string {

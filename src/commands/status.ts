@@ -26,6 +26,7 @@ const stateText: Record<ApplyState, string> = {
   outdated: 'applied, but templates/ or patches/ changed since: run `mlx-storage-pr apply`',
   'foreign-head': 'HEAD is not an applied series: run `mlx-storage-pr reset` (saves your work)',
   'missing-pinned-commit': 'the checkout lacks the pinned commit: run `mlx-storage-pr apply`',
+  unmerged: 'unresolved merge conflicts in the checkout: resolve each file (then `git add` it) or `git reset --merge`',
 };
 
 function statusLines(data: StatusData, workdirFlag: string): string[] {
@@ -37,6 +38,7 @@ function statusLines(data: StatusData, workdirFlag: string): string[] {
     `series:   ${stateText[data.state]}`,
   ];
   if (data.differs.length) lines.push('differs from the rendered series:', ...data.differs.map((p) => `  ${p}`));
+  if (data.unmerged.length) lines.push('unmerged:', ...data.unmerged.map((p) => `  ${p}`));
   if (data.dirty.length) lines.push('uncommitted changes:', ...data.dirty.map((e) => `  ${e.code} ${e.path}`));
   if (data.conflicts.length)
     lines.push('conflicts:', ...data.conflicts.map((c) => `  ${c.patch}: ${c.file}: ${c.reason}`));

@@ -38,6 +38,8 @@ export function mapJsonStrings(value: unknown, map: (text: string) => string): u
  * naming the file's line and column (JSON.parse gives a character position at best).
  */
 export function parseJsonFile(text: string, file: string): unknown {
+  // Some editors on Windows save UTF-8 with a byte-order mark; it is no part of the JSON.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
   } catch {

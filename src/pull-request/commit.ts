@@ -72,12 +72,33 @@ export async function prepareUserCommit(ctx: Context, git: Git): Promise<CommitI
       details: { role },
     });
   }
+  verifyIdentity('author', author.ident, ctx.env);
+  verifyIdentity('committer', committer.ident, ctx.env);
   return {
     messageFile: message.file,
     subject: commitSubject(message.text),
     author: author.ident,
     committer: committer.ident,
   };
+}
+
+/** Refuses `Name <email>` with an empty name or e-mail (an unset CI variable gives `Ann Dev <>`). */
+function verifyIdentity(role: 'author' | 'committer', ident: string, env: Context['env']): void {
+  const parsed = /^(.*?)\s*<(.*)>$/.exec(ident);
+  const name = parsed?.[1]?.trim() ?? '';
+  const email = parsed?.[2]?.trim() ?? '';
+  if (name !== '' && email !== '') return;
+  const field = name === '' ? 'name' : 'email';
+  const variable = `GIT_${role.toUpperCase()}_${field.toUpperCase()}`;
+  const config = `user.${field}`;
+  throw new UserError(
+    'IDENTITY_MISSING',
+    `The ${role} identity of the commit has an empty ${field === 'name' ? 'name' : 'e-mail'} (${ident}); nothing was pushed.`,
+    {
+      hint: `Set ${variable} to your ${field === 'name' ? 'name' : 'e-mail'}${env[variable] === '' ? ' (it is set, but empty)' : ''}, or unset it and set git's ${config} (\`git config --global ${config} ...\`).`,
+      details: { role },
+    },
+  );
 }
 
 /**

@@ -89,7 +89,8 @@ function canonicalHost(host: string): string {
  */
 export function repositoryKey(location: RepoLocation): string {
   if (location.kind === 'file') return `file:${location.path.replace(/\/+$/, '').replace(/\/\.git$/, '') || '/'}`;
-  const repoPath = location.path
+  const repoPath = path.posix
+    .normalize(`/${location.path}`)
     .replace(/\/{2,}/g, '/')
     .replace(/^\/+|\/+$/g, '')
     .replace(/\.git$/i, '')
@@ -127,15 +128,26 @@ export function fetchedRefs(branch: string): { branch: string; lease: string } {
   return { branch: `${FORK_REF_PREFIX}/fork/heads/${branch}`, lease: `${FORK_REF_PREFIX}/fork/pushed/${branch}` };
 }
 
-/** A commit's content as a refresh compares it: ids differ by date, so the tree, the parents and the message. */
+/**
+ * A commit's content as a refresh compares it: ids differ by date, so the tree,
+ * the parents, the message and who wrote and committed it (`Name <email>`, no date).
+ */
 export interface CommitContent {
   tree: string;
   parents: string[];
   message: string;
+  author: string;
+  committer: string;
 }
 
 export function sameContent(a: CommitContent, b: CommitContent): boolean {
-  return a.tree === b.tree && a.message === b.message && a.parents.join(' ') === b.parents.join(' ');
+  return (
+    a.tree === b.tree &&
+    a.message === b.message &&
+    a.parents.join(' ') === b.parents.join(' ') &&
+    a.author === b.author &&
+    a.committer === b.committer
+  );
 }
 
 /** What the fork holds: the branch tip and the tool's lease ref (null: absent). */
@@ -170,8 +182,29 @@ export function commitSubject(message: string): string {
   return (message.split('\n').find((l) => l.trim() !== '') ?? '').trim();
 }
 
+/**
+ * The URL git pushes to for `url`: the longest matching `url.<base>.pushInsteadOf`
+ * prefix replaced by its base, else `expanded` (the URL with insteadOf applied), as git does.
+ */
+export function pushUrlOf(url: string, expanded: string, rules: ReadonlyArray<[string, string]>): string {
+  let best: [string, string] | null = null;
+  for (const rule of rules)
+    if (url.startsWith(rule[1]) && (best === null || rule[1].length > best[1].length)) best = rule;
+  return best === null ? expanded : best[0] + url.slice(best[1].length);
+}
+
+/** An http(s) URL that names a user (`user@`, `token@`, `user:pass@`): where tokens hide. */
+export function hasHttpUser(location: RepoLocation): boolean {
+  return location.kind === 'network' && /^https?$/.test(location.scheme) && location.user !== null;
+}
+
+/** `text` with the user part of every http(s) URL replaced by `***@`, and any Authorization header's value removed. */
+export function redactSecrets(text: string): string {
+  return text.replace(/(https?:\/\/)[^\s/@'"]+@/gi, '$1***@').replace(/^(.*authorization:\s*).*$/gim, '$1***');
+}
+
 /** This machine: a local git server (as in tests) may use plain http. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   const bare = host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
 }

@@ -8,9 +8,12 @@ import { UserError } from '../core/errors.js';
 import {
   fetchedRefs,
   forkBackupRef,
+  hasHttpUser,
+  pushUrlOf,
   leaseRef,
   parseRepoLocation,
   planRefresh,
+  redactSecrets,
   repositoryKey,
   sameContent,
   tokenHeaderEnv,
@@ -67,6 +70,8 @@ export async function resolveFork(ctx: Context, git: Git, given: string): Promis
     });
   const isRemote = (await git.remoteNames()).includes(given);
   const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(given) || /^[^/:]+:/.test(given);
+  // Before git sees it: a token in the URL would otherwise reach the log and git's messages.
+  if (!isRemote && looksLikeUrl) verifyNoHttpUser(parseRepoLocation(given, ctx.cwd), null);
   let candidates: string[];
   let url: string;
   if (isRemote) {
@@ -79,7 +84,8 @@ export async function resolveFork(ctx: Context, git: Git, given: string): Promis
     url = candidates[0] as string;
   } else if (looksLikeUrl) {
     url = given;
-    candidates = [given, await git.expandUrl(given)];
+    const expanded = await git.expandUrl(given);
+    candidates = [given, expanded, pushUrlOf(given, expanded, await git.pushInsteadOfRules())];
   } else {
     const folder = realPath(parseRepoLocation(given, ctx.cwd).path);
     if (!existsSync(folder))
@@ -97,10 +103,7 @@ export async function resolveFork(ctx: Context, git: Git, given: string): Promis
   const upstream = upstreamKeys(ctx);
   for (const candidate of candidates) {
     const location = realLocation(candidate, ctx.cwd);
-    if (location.kind === 'network' && location.password)
-      throw new UserError('USAGE', `The fork URL holds a password or token${isRemote ? ` (remote ${given})` : ''}.`, {
-        hint: 'Take it out of the URL and set GH_TOKEN (or GITHUB_TOKEN) instead: the tool hands it to git through the environment only.',
-      });
+    verifyNoHttpUser(location, isRemote ? given : null);
     const match = upstream.get(repositoryKey(location));
     if (match !== undefined)
       throw new UserError(
@@ -115,6 +118,18 @@ export async function resolveFork(ctx: Context, git: Git, given: string): Promis
   return { given, remote: isRemote ? given : null, url, location: realLocation(url, ctx.cwd) };
 }
 
+/** Refuses an http(s) URL that names a user or a token, or a URL of any kind holding a password. */
+function verifyNoHttpUser(location: RepoLocation, remote: string | null): void {
+  if (location.kind !== 'network' || !(location.password || hasHttpUser(location))) return;
+  throw new UserError(
+    'USAGE',
+    `The fork URL holds a user name, password or token${remote === null ? '' : ` (remote ${remote})`}; it is not printed here.`,
+    {
+      hint: `Give the URL without the part before @ (https://<host>/<you>/mlx.git) and set GH_TOKEN (or GITHUB_TOKEN) instead: the tool hands it to git through the environment only.${remote === null ? '' : ` Fix the remote: git remote set-url ${remote} <url without it>.`}`,
+    },
+  );
+}
+
 /** What a refresh did (or, in a dry run, would do) to the branch on the fork. */
 export interface RefreshOutcome {
   status: 'created' | 'updated' | 'unchanged' | 'would-create' | 'would-update';
@@ -125,18 +140,35 @@ export interface RefreshOutcome {
   backup: { ref: string; commit: string; restore: string[] } | null;
 }
 
+const TRACE_VARIABLES = [
+  'GIT_TRACE',
+  'GIT_TRACE_CURL',
+  'GIT_TRACE_CURL_NO_DATA',
+  'GIT_CURL_VERBOSE',
+  'GIT_TRACE_PACKET',
+  'GIT_TRACE_PACKFILE',
+  'GIT_TRACE_PERFORMANCE',
+  'GIT_TRACE_SETUP',
+  'GIT_TRACE2',
+  'GIT_TRACE2_EVENT',
+  'GIT_TRACE2_PERF',
+  'GIT_TRACE_REDACT',
+];
+
 /** The git of the checkout, set up to talk to the fork: the token as a header (http/https only), never a prompt. */
 function forkGit(git: Git, fork: ForkTarget, env: Env): Git {
   const token = tokenFrom(env);
   return git.withEnv({
     GIT_TERMINAL_PROMPT: '0',
+    // git's tracing prints the Authorization header (with GIT_TRACE_REDACT=0 even the token).
+    ...Object.fromEntries(TRACE_VARIABLES.map((name) => [name, undefined])),
     ...(token === null ? {} : tokenHeaderEnv(fork.location, token, env)),
   });
 }
 
 /** What git said, turned into the error of a fork that cannot be read, with git's last lines. */
 function unreachable(fork: ForkTarget, error: ProcessError): UserError {
-  const said = lastLines(error.stderr, 6);
+  const said = redactSecrets(lastLines(error.stderr, 6));
   return new UserError('FORK_UNREACHABLE', `Cannot read the fork ${fork.given}:\n${said}`, {
     hint: authHint(said) ?? 'Check the URL (or the remote) and the network, then run again.',
     details: { fork: fork.given, stderr: said },
@@ -242,7 +274,10 @@ export async function refreshFork(
     await git.pushAtomic(o.fork.url, updates);
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
-    throw await pushFailed(git, o, state, error);
+    throw await pushFailed(git, o, state, error, {
+      pinned: ctx.config.upstream.commit,
+      source: redactSecrets(ctx.source.location),
+    });
   }
   return {
     status: plan.action === 'create' ? 'created' : 'updated',
@@ -289,9 +324,15 @@ async function refusal(
 }
 
 /** A push that git refused: the branch moved in the meantime, or the fork said no. */
-async function pushFailed(git: Git, o: { fork: ForkTarget; branch: string }, state: ForkState, error: ProcessError) {
+async function pushFailed(
+  git: Git,
+  o: { fork: ForkTarget; branch: string },
+  state: ForkState,
+  error: ProcessError,
+  mlx: { pinned: string; source: string },
+) {
   const branchRef = `refs/heads/${o.branch}`;
-  const said = lastLines(error.stderr, 8);
+  const said = redactSecrets(lastLines(error.stderr, 8));
   // A fork that cannot be read again now: the report falls back to what git said about the push.
   const now = await git.remoteRefIds(o.fork.url, [branchRef, leaseRef(o.branch)]).catch(() => null);
   const tip = now?.get(branchRef) ?? null;
@@ -307,7 +348,7 @@ async function pushFailed(git: Git, o: { fork: ForkTarget; branch: string }, sta
   const shallow = /shallow update not allowed/i.test(said);
   return new UserError('PUSH_FAILED', `The fork ${o.fork.remote ?? o.fork.given} refused the push:\n${said}`, {
     hint: shallow
-      ? 'The fork lacks the pinned MLX commit. Sync the fork with upstream (GitHub: "Sync fork") and run again.'
+      ? `The fork ${o.fork.remote ?? o.fork.given} has no copy of the pinned commit ${mlx.pinned.slice(0, 12)}, and the checkout holds only a shallow copy of MLX's history, which git cannot push. Nothing was pushed. Sync the fork with upstream (GitHub: "Sync fork" on the fork's page), then run again. Or send the history from the checkout, which needs its full history from a reachable MLX source first: \`git -C ${quote(git.dir)} fetch --unshallow ${quote(mlx.source)}\`, then \`git -C ${quote(git.dir)} push ${quote(o.fork.url)} ${mlx.pinned}:refs/heads/main\` (a fast-forward only, never forced), then run again.`
       : (authHint(said) ?? 'Nothing was pushed (the push is atomic). Fix what git names above and run again.'),
     details: { fork: o.fork.given, stderr: said },
   });

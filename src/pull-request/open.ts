@@ -2,7 +2,7 @@ import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../ad
 import { packageVersion } from '../adapters/package-root.js';
 import { checksPass, formatChecks } from '../core/checks.js';
 import { UserError } from '../core/errors.js';
-import { githubRepoOf, parseRepoLocation } from './fork-refs.js';
+import { githubRepoOf, isLoopback, parseRepoLocation, redactSecrets } from './fork-refs.js';
 import { DESCRIPTION_FILE, policyChecks } from '../readiness/policy.js';
 import type { Context } from '../series/context.js';
 import type { ForkTarget } from './fork.js';
@@ -80,13 +80,35 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
     throw new UserError('USAGE', `--open: the fork ${o.fork.given} does not say whose fork it is.`, {
       hint: 'Pass --fork-owner <your GitHub login> (the pull request comes from <login>:<branch>).',
     });
+  const apiUrl = o.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
+  verifyApiUrl(apiUrl, ctx.cwd);
   return {
     token,
     upstream: { owner: upstreamRepo.owner, repo: upstreamRepo.repo },
     head: `${owner}:${o.branch}`,
     body,
-    apiUrl: o.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL),
+    apiUrl,
   };
+}
+
+/** The API URL the token goes to: https, or http to this machine only; never with a user part. */
+function verifyApiUrl(apiUrl: string, cwd: string): void {
+  const location = parseRepoLocation(apiUrl, cwd);
+  const shown = redactSecrets(apiUrl);
+  if (location.kind !== 'network' || !/^https?$/.test(location.scheme))
+    throw new UserError('USAGE', `--api-url ${shown} is not an https:// URL.`, {
+      hint: 'Pass the GitHub API base URL, e.g. --api-url https://api.github.com (or https://<host>/api/v3 for GitHub Enterprise).',
+    });
+  if (location.user !== null)
+    throw new UserError('USAGE', `--api-url ${shown} holds a user name or token.`, {
+      hint: 'Give the URL without the part before @ and set GH_TOKEN (or GITHUB_TOKEN) instead.',
+    });
+  if (location.scheme === 'http' && !isLoopback(location.host))
+    throw new UserError(
+      'USAGE',
+      `--api-url ${shown}: mlx-storage-pr does not send the token over plain http, where it would cross the network unencrypted.`,
+      { hint: 'Give the API as an https:// URL (a server on this machine may use http).' },
+    );
 }
 
 /**
@@ -147,13 +169,15 @@ function apiFailed(error: GitHubError, head: string, repository: string): UserEr
   const hint =
     error.status === null
       ? 'GitHub did not answer: check the network and --api-url (or GITHUB_API_URL).'
-      : error.status === 401
-        ? 'GitHub refused the token (expired or mistyped): set GH_TOKEN to a valid one.'
-        : error.status === 403 || error.status === 404
-          ? `The token may not create pull requests in ${repository}. A fine-grained token scoped to your fork cannot; use a classic token with public_repo, or open the pull request once by hand from ${head} (each refresh of the branch updates it).`
-          : error.status === 422
-            ? `GitHub did not accept the pull request: check that the branch ${head} exists on your fork (push it first) and that it differs from ${repository}'s default branch.`
-            : 'Run again later; --verbose shows the commands run.';
+      : error.status >= 200 && error.status < 300
+        ? `The request went through, but the answer is not what GitHub sends (a proxy or an old server at --api-url?): the pull request may have been created. Look at ${repository}'s pull requests from ${head}; running again finds an open one and updates it.`
+        : error.status === 401
+          ? 'GitHub refused the token (expired or mistyped): set GH_TOKEN to a valid one.'
+          : error.status === 403 || error.status === 404
+            ? `The token may not create pull requests in ${repository}. A fine-grained token scoped to your fork cannot; use a classic token with public_repo, or open the pull request once by hand from ${head} (each refresh of the branch updates it).`
+            : error.status === 422
+              ? `GitHub did not accept the pull request: check that the branch ${head} exists on your fork (push it first) and that it differs from ${repository}'s default branch.`
+              : 'Run again later; --verbose shows the commands run.';
   return new UserError('GITHUB_API_FAILED', error.message, {
     hint,
     details: { request: error.request, status: error.status },

@@ -14,6 +14,7 @@ import { fromLines, hunkApplies, splitPatch, toLines, type PatchStep } from '../
 import { DEFAULT_WORKDIR } from '../core/paths.js';
 import { buildPlan, patchedPaths, planSteps, type ApplyPlan } from './plan.js';
 import { applySeries } from './apply-series.js';
+import { abortedWorkLines, saveAbortedWork, type AbortedWork } from './bump-save.js';
 import { readBumpState, removeBumpFolder, restoreProjectFiles, startBump, type BumpState } from './bump-state.js';
 import { addWorktree, contentsAt, ensureCheckout } from './checkout.js';
 import type { Context } from './context.js';
@@ -52,6 +53,8 @@ export interface BumpData {
   removed: string[];
   /** The checkout's series commit after the command. */
   head: string | null;
+  /** `--abort`: the work of the bump it kept before giving it up. */
+  saved?: AbortedWork;
 }
 
 const TARGET_REF = 'refs/mlx-storage-pr/bump-target';
@@ -86,7 +89,13 @@ async function verifyCheckoutReady(git: Git, head: HeadState): Promise<void> {
 }
 
 /** The commit `ref` names: a full commit id the checkout has, else fetched from the MLX source (commit, tag or branch). */
-async function resolveTarget(ctx: Context, git: Git, ref: string): Promise<string> {
+async function resolveTarget(ctx: Context, git: Git, given: string): Promise<string> {
+  let ref = given;
+  // git fetches no short id: a source on this machine resolves it (as `check --against` does), else the checkout may know it.
+  if (/^[0-9a-f]{4,39}$/i.test(ref)) {
+    const local = ctx.source.kind === 'path' ? new Git(ctx.source.display, ctx.log, ctx.env) : git;
+    ref = (await local.resolveCommit(ref).catch(() => null)) ?? ref;
+  }
   if (/^[0-9a-f]{40}$/.test(ref) && (await git.hasCommit(ref))) return ref;
   try {
     await git.fetchCommit(ctx.source.location, ref, { depth: 1, local: ctx.source.kind === 'path' });
@@ -94,10 +103,14 @@ async function resolveTarget(ctx: Context, git: Git, ref: string): Promise<strin
     if (!(error instanceof ProcessError)) throw error;
     throw new UserError(
       'COMMIT_NOT_FOUND',
-      `The MLX source ${ctx.source.display} has no commit, tag or branch "${ref}".`,
+      `The MLX source ${ctx.source.display} has no commit, tag or branch "${given}".`,
       {
-        hint: 'Name a full commit id, a tag (v0.30.0) or a branch of MLX; a local mirror may need `git fetch` first. --verbose shows what git said.',
-        details: { source: ctx.source.display, ref, stderr: error.stderr.trim().split('\n').slice(-3).join('\n') },
+        hint: `Name a full commit id, a tag (v0.30.0) or a branch of MLX${ctx.source.kind === 'path' ? '' : '; a short id works only with a source on this machine (--mlx-repo <path>)'}; a local mirror may need \`git fetch\` first. --verbose shows what git said.`,
+        details: {
+          source: ctx.source.display,
+          ref: given,
+          stderr: error.stderr.trim().split('\n').slice(-3).join('\n'),
+        },
       },
     );
   }
@@ -540,11 +553,27 @@ async function removeWorktree(git: Git | null, state: BumpState): Promise<void> 
   }
 }
 
+/** The template files as the bump wrote them into its worktree; none when the project no longer reads (all is then kept). */
+async function renderedAt(ctx: Context, state: BumpState): Promise<Map<string, string>> {
+  try {
+    const { inputs } = await ctx.project();
+    return new Map(
+      buildPlan({ ...inputs, config: configAt(inputs.config, state.to) }).files.map((f) => [f.path, f.content]),
+    );
+  } catch (error) {
+    if (error instanceof UserError) return new Map();
+    throw error;
+  }
+}
+
 /** `bump --abort`: puts the config, templates/, patches/ and the checkout back as they were before the bump. */
 export async function abortBump(ctx: Context): Promise<BumpData> {
   return withLock(ctx.workdir, 'bump', async () => {
     const state = await readBumpState(ctx);
     if (state === null) throw noBump(ctx, 'abort');
+    const saved = await saveAbortedWork(ctx, await ctx.checkout(), state, await renderedAt(ctx, state));
+    const kept = abortedWorkLines(saved);
+    if (kept.length > 0) ctx.log.info(kept.join('\n'));
     await uninterruptible(() => restoreProjectFiles(ctx, state));
     await ctx.reloadProject();
     const git = await ctx.checkout();
@@ -568,6 +597,7 @@ export async function abortBump(ctx: Context): Promise<BumpData> {
       written: [CONFIG_FILE, 'templates/', 'patches/'],
       removed: [],
       head,
+      saved,
     };
   });
 }

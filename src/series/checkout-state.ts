@@ -27,7 +27,7 @@ export async function classifyHead(git: Git, pinned: string): Promise<HeadState>
 }
 
 /** A ref that keeps saved work reachable even if the stash is dropped. */
-export function backupRef(kind: 'stash' | 'head', now: Date): string {
+export function backupRef(kind: 'stash' | 'head' | 'export', now: Date): string {
   return `refs/mlx-storage-pr/backup/${now.toISOString().replace(/[:.]/g, '-')}-${kind}`;
 }
 
@@ -86,15 +86,27 @@ export async function saveUserWork(
     saved.files = entries.filter((e) => e.code !== '??').map((e) => e.path);
     saved.untracked = entries.filter((e) => e.code === '??').map((e) => e.path);
     saved.refs.push(ref);
-    saved.restore.push(`git -C ${git.dir} stash apply ${stash}`);
-    for (const file of saved.untracked) saved.restore.push(`git -C ${git.dir} show ${stash}^3:${file}`);
+    if (options.only) {
+      saved.restore.push(`git -C ${git.dir} stash apply ${stash}`);
+      for (const file of saved.untracked) saved.restore.push(`git -C ${git.dir} show ${stash}^3:${file}`);
+    } else {
+      // Everything is saved and the checkout is about to move: the stash applies cleanly only on the commit it
+      // was made on (the new commit may lack files the changes touch), so the restore goes back there first.
+      saved.restore.push(
+        options.head
+          ? `git -C ${git.dir} checkout -b my-work ${options.head}`
+          : `git -C ${git.dir} checkout --detach ${stash}^1`,
+        `git -C ${git.dir} stash apply ${stash}`,
+      );
+    }
   }
   if (options.head) {
     const ref = backupRef('head', now);
     await git.updateRef(ref, options.head);
     saved.headBackup = options.head;
     saved.refs.push(ref);
-    saved.restore.push(`git -C ${git.dir} checkout -b my-work ${options.head}`);
+    if (saved.stash === undefined || options.only)
+      saved.restore.push(`git -C ${git.dir} checkout -b my-work ${options.head}`);
   }
   return saved;
 }
@@ -115,6 +127,13 @@ export function savedWorkLines(saved: SavedWork, scope: 'in-the-way' | 'all'): s
       `Before that, saved your uncommitted changes${what}: ${all.join(', ')} (stash ${saved.stash}, also ${saved.refs[0]}).`,
     );
     if (scope === 'in-the-way') lines.push('Other uncommitted changes were left in place.');
+    if (scope === 'all') {
+      lines.push(
+        `Restore them (back on the commit they were made on${saved.headBackup ? ', as the branch my-work' : ''}) with:`,
+        ...saved.restore.map((c) => `  ${c}`),
+      );
+      return lines;
+    }
     lines.push(`Restore them with: ${saved.restore[0]}`);
     if (saved.untracked.length) {
       lines.push(`Untracked files cannot be restored over the files that now exist there; read them with:`);

@@ -6,7 +6,14 @@ import { classifyHead, type HeadState } from './checkout-state.js';
 import { buildTree } from './tree.js';
 
 export type ApplyState =
-  'no-checkout' | 'no-files' | 'not-applied' | 'applied' | 'outdated' | 'foreign-head' | 'missing-pinned-commit';
+  | 'no-checkout'
+  | 'no-files'
+  | 'not-applied'
+  | 'applied'
+  | 'outdated'
+  | 'foreign-head'
+  | 'missing-pinned-commit'
+  | 'unmerged';
 
 export interface StatusData {
   command: 'status';
@@ -21,6 +28,8 @@ export interface StatusData {
   differs: string[];
   dirty: Array<{ path: string; code: string }>;
   conflicts: Conflict[];
+  /** Files with unresolved merge conflicts in the checkout's index (a `git stash apply` that conflicted, say). */
+  unmerged: string[];
   /** Set while a bump is in progress. */
   bump?: BumpSummary;
 }
@@ -41,6 +50,7 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
     differs: [],
     dirty: [],
     conflicts: [],
+    unmerged: [],
   };
   const bump = await readBumpState(ctx);
   if (bump) data.bump = bumpSummary(bump);
@@ -52,6 +62,7 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
   data.base = baseOf(head, pinned);
   data.branch = await git.currentBranch();
   data.dirty = await git.status();
+  data.unmerged = await git.unmergedPaths();
 
   if (!(await git.hasCommit(pinned))) {
     data.state = 'missing-pinned-commit';
@@ -70,6 +81,7 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
             ? 'no-files'
             : 'not-applied';
   }
+  if (data.unmerged.length > 0) data.state = 'unmerged';
   return data;
 }
 

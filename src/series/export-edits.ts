@@ -7,7 +7,7 @@ import { Git } from '../adapters/git.js';
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { templateVariables, type Config } from './config.js';
-import { UserError } from '../core/errors.js';
+import { permissionErrorFrom, UserError } from '../core/errors.js';
 import {
   conflictMarkerLine,
   editSeries,
@@ -363,8 +363,21 @@ export async function writeProjectFiles(root: string, writes: ExportPlan['writes
     }
     await mkdir(path.dirname(file), { recursive: true });
     const draft = `${file}.mlx-storage-pr-${process.pid}`;
-    await writeFile(draft, w.after);
-    await rename(draft, file);
+    try {
+      await writeFile(draft, w.after);
+      await rename(draft, file);
+    } catch (error) {
+      // The draft must not stay behind: the next apply would take it for a template.
+      await rm(draft, { force: true }).catch(() => undefined);
+      const denied = permissionErrorFrom(error);
+      if (denied === null) throw error;
+      const reason = (denied.details as { reason: string }).reason;
+      throw new UserError('PERMISSION_DENIED', `Cannot write ${file}: ${reason}.`, {
+        hint: `Make ${w.file} and its folder writable for your user (\`ls -ld ${file} ${path.dirname(file)}\`; also \`lsattr\` or \`ls -lO\` for an immutable or locked file), then run export again.`,
+        details: { path: file, reason },
+        cause: error,
+      });
+    }
   }
 }
 
@@ -577,7 +590,7 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
       // The files are already what the new commit holds: only the branch, HEAD and the index move.
       let saved: ExportData['savedHead'];
       if (head !== null && head !== series.commit) {
-        const ref = backupRef('head', new Date());
+        const ref = backupRef('export', new Date());
         await git.updateRef(ref, head);
         saved = { commit: head, ref };
       }

@@ -321,6 +321,7 @@ describe('every command', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "no-checkout",
+            "unmerged": [],
           },
         },
         "test, format": {
@@ -558,6 +559,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
       }
@@ -611,6 +613,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "outdated",
+            "unmerged": [],
           },
         },
       }
@@ -659,6 +662,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "outdated",
+            "unmerged": [],
           },
         },
       }
@@ -744,6 +748,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "foreign-head",
+            "unmerged": [],
           },
         },
       }
@@ -821,6 +826,7 @@ describe("apply, status and reset through a checkout's life", () => {
                 "refs/mlx-storage-pr/backup/<time>-stash",
               ],
               "restore": [
+                "git -C <project>/.work/mlx checkout --detach <sha1>^1",
                 "git -C <project>/.work/mlx stash apply <sha1>",
               ],
               "stash": "<sha1>",
@@ -849,6 +855,7 @@ describe("apply, status and reset through a checkout's life", () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "not-applied",
+            "unmerged": [],
           },
         },
       }
@@ -863,81 +870,82 @@ describe("apply, status and reset through a checkout's life", () => {
     const before = git(checkout, 'rev-parse', 'HEAD');
     expect({ apply: await run('apply'), '3way': await run('apply', '--3way'), status: await run('status') })
       .toMatchInlineSnapshot(`
-      {
-        "3way": {
-          "code": 4,
-          "json": {
-            "error": {
-              "code": "PATCH_CONFLICT",
-              "details": {
-                "conflicts": [
-                  {
-                    "detail": "<text>",
-                    "file": "docs/src/dev/extensions.rst",
-                    "hunk": 1,
-                    "hunkHeader": "@@ -6,6 +6,11 @@",
-                    "patch": "0002-docs.patch",
-                    "reason": "upstream_changed",
-                  },
-                ],
+        {
+          "3way": {
+            "code": 4,
+            "json": {
+              "error": {
+                "code": "PATCH_CONFLICT",
+                "details": {
+                  "conflicts": [
+                    {
+                      "detail": "<text>",
+                      "file": "docs/src/dev/extensions.rst",
+                      "hunk": 1,
+                      "hunkHeader": "@@ -6,6 +6,11 @@",
+                      "patch": "0002-docs.patch",
+                      "reason": "upstream_changed",
+                    },
+                  ],
+                },
+                "hint": "<text>",
+                "message": "<text>",
               },
-              "hint": "<text>",
-              "message": "<text>",
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-        "apply": {
-          "code": 4,
-          "json": {
-            "error": {
-              "code": "PATCH_CONFLICT",
-              "details": {
-                "conflicts": [
-                  {
-                    "detail": "<text>",
-                    "file": "docs/src/dev/extensions.rst",
-                    "hunk": 1,
-                    "hunkHeader": "@@ -6,6 +6,11 @@",
-                    "patch": "0002-docs.patch",
-                    "reason": "upstream_changed",
-                  },
-                ],
+          "apply": {
+            "code": 4,
+            "json": {
+              "error": {
+                "code": "PATCH_CONFLICT",
+                "details": {
+                  "conflicts": [
+                    {
+                      "detail": "<text>",
+                      "file": "docs/src/dev/extensions.rst",
+                      "hunk": 1,
+                      "hunkHeader": "@@ -6,6 +6,11 @@",
+                      "patch": "0002-docs.patch",
+                      "reason": "upstream_changed",
+                    },
+                  ],
+                },
+                "hint": "<text>",
+                "message": "<text>",
               },
-              "hint": "<text>",
-              "message": "<text>",
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-        "status": {
-          "code": 0,
-          "json": {
-            "base": "<pinned>",
-            "branch": null,
-            "checkout": "<project>/.work/mlx",
-            "command": "status",
-            "conflicts": [
-              {
-                "detail": "<text>",
-                "file": "docs/src/dev/extensions.rst",
-                "hunk": 1,
-                "hunkHeader": "@@ -6,6 +6,11 @@",
-                "patch": "0002-docs.patch",
-                "reason": "upstream_changed",
-              },
-            ],
-            "differs": [],
-            "dirty": [],
-            "head": "<pinned>",
-            "ok": true,
-            "pinned": "<pinned>",
-            "pinnedVersion": "0.32.2",
-            "state": "not-applied",
+          "status": {
+            "code": 0,
+            "json": {
+              "base": "<pinned>",
+              "branch": null,
+              "checkout": "<project>/.work/mlx",
+              "command": "status",
+              "conflicts": [
+                {
+                  "detail": "<text>",
+                  "file": "docs/src/dev/extensions.rst",
+                  "hunk": 1,
+                  "hunkHeader": "@@ -6,6 +6,11 @@",
+                  "patch": "0002-docs.patch",
+                  "reason": "upstream_changed",
+                },
+              ],
+              "differs": [],
+              "dirty": [],
+              "head": "<pinned>",
+              "ok": true,
+              "pinned": "<pinned>",
+              "pinnedVersion": "0.32.2",
+              "state": "not-applied",
+              "unmerged": [],
+            },
           },
-        },
-      }
-    `);
+        }
+      `);
     expect(git(checkout, 'rev-parse', 'HEAD')).toBe(before);
     writeFileSync(patch, original);
   });
@@ -1090,6 +1098,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
             "pinned": "<moved>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
         "status after fetch": {
@@ -1116,6 +1125,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
             "pinned": "<moved>",
             "pinnedVersion": "0.32.2",
             "state": "outdated",
+            "unmerged": [],
           },
         },
         "status before": {
@@ -1133,6 +1143,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
             "pinned": "<moved>",
             "pinnedVersion": "0.32.2",
             "state": "missing-pinned-commit",
+            "unmerged": [],
           },
         },
       }
@@ -1200,6 +1211,7 @@ describe('the workdir lock', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
       }
@@ -4013,6 +4025,10 @@ describe('export and bump through edits and a pin move', () => {
             "patches": [],
             "ref": "main",
             "removed": [],
+            "saved": {
+              "project": null,
+              "worktree": null,
+            },
             "status": "aborted",
             "to": {
               "commit": "<target>",
@@ -4164,6 +4180,7 @@ describe('export and bump through edits and a pin move', () => {
             "pinned": "<pinned>",
             "pinnedVersion": "0.32.2",
             "state": "applied",
+            "unmerged": [],
           },
         },
       }

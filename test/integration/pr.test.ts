@@ -361,7 +361,6 @@ describe('pr --push: refusals before anything is pushed', () => {
       'HTTPS://GitHub.com/ML-Explore/MLX.GIT',
       'http://github.com/ml-explore/mlx',
       'https://www.github.com/ml-explore/mlx',
-      'https://someone@github.com/ml-explore/mlx.git',
       'https://github.com:443/ml-explore/mlx.git',
       'https://github.com/ml-explore//mlx.git',
       'https://github.com/ml%2Dexplore/mlx.git',

@@ -33,6 +33,8 @@ export interface GitHubStandIn {
   pulls: Pull[];
   /** Answer pull request creation with this status (e.g. 403 for a token that may not). */
   refuseCreate: number | null;
+  /** Create the pull request, but answer with this body instead of the pull request's fields. */
+  createAnswer: unknown;
   close(): Promise<void>;
 }
 
@@ -48,7 +50,12 @@ export async function startGitHubStandIn(options: {
   repository: string;
   defaultBranch: string;
 }): Promise<GitHubStandIn> {
-  const state = { requests: [] as ApiRequest[], pulls: [] as Pull[], refuseCreate: null as number | null };
+  const state = {
+    requests: [] as ApiRequest[],
+    pulls: [] as Pull[],
+    refuseCreate: null as number | null,
+    createAnswer: undefined as unknown,
+  };
   let base = '';
   const pullJson = (p: Pull) => ({
     number: p.number,
@@ -97,7 +104,7 @@ export async function startGitHubStandIn(options: {
           state: 'open',
         };
         state.pulls.push(pull);
-        return send(201, pullJson(pull));
+        return send(201, state.createAnswer === undefined ? pullJson(pull) : state.createAnswer);
       }
       const patch = new RegExp(`^${repo}/pulls/(\\d+)$`).exec(parsed.pathname);
       if (req.method === 'PATCH' && patch) {
@@ -125,6 +132,12 @@ export async function startGitHubStandIn(options: {
     },
     set refuseCreate(status: number | null) {
       state.refuseCreate = status;
+    },
+    get createAnswer() {
+      return state.createAnswer;
+    },
+    set createAnswer(answer: unknown) {
+      state.createAnswer = answer;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

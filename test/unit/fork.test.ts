@@ -93,12 +93,20 @@ describe('planRefresh', () => {
 });
 
 describe('commit content', () => {
-  const content = { tree: 't', parents: ['p'], message: 'Subject\n\nBody\n' };
-  it('compares tree, parents and message exactly', () => {
+  const content = {
+    tree: 't',
+    parents: ['p'],
+    message: 'Subject\n\nBody\n',
+    author: 'Ann Dev <ann@example.invalid>',
+    committer: 'Ann Dev <ann@example.invalid>',
+  };
+  it('compares tree, parents, message, author and committer exactly', () => {
     expect(sameContent(content, { ...content })).toBe(true);
     expect(sameContent(content, { ...content, message: 'Subject\n\nBody' })).toBe(false);
     expect(sameContent(content, { ...content, parents: ['q'] })).toBe(false);
     expect(sameContent(content, { ...content, tree: 'u' })).toBe(false);
+    expect(sameContent(content, { ...content, author: 'Ann Dev <>' })).toBe(false);
+    expect(sameContent(content, { ...content, committer: 'Ann <ann@example.invalid>' })).toBe(false);
   });
 
   it('takes the first line with text as the subject', () => {

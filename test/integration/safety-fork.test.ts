@@ -1,0 +1,212 @@
+/**
+ * Safety of the fork target (issue 23, items 3-5): a token in a URL is never
+ * accepted nor printed, never sent over plain http to another machine (git or
+ * the GitHub API), and git's pushInsteadOf rules cannot turn the push to upstream.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { makeWorld, pushByHand, type World } from '../support/fork.js';
+import { startGitHttpServer } from '../support/git-http.js';
+import { git, runCli, type CliResult } from '../support/repos.js';
+
+const TOKEN = 'ghp_safetyTOKEN1234567890SECRET';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? filesUnder(file) : [file];
+  });
+}
+
+function expectNoSecret(result: CliResult, ...secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stderr).not.toContain(secret);
+  }
+}
+
+describe('pr --push: a token in the fork URL', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await makeWorld();
+  });
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    runCli(['pr', ...args], { cwd: w.project, env: { ...w.env, ...env } });
+
+  it('an http(s) URL with any user part (token@, user@, user:pass@) is refused (2), the token in no output, --json or log', async () => {
+    const forms = [
+      `https://${TOKEN}@github.com/someone/mlx.git`,
+      `https://someone@github.com/someone/mlx.git`,
+      `https://someone:${TOKEN}@github.com/someone/mlx.git`,
+      `http://${TOKEN}@127.0.0.1:9/someone/mlx.git`,
+    ];
+    for (const form of forms) {
+      for (const json of [['--json'], ['--verbose']]) {
+        const result = await run(['--push', '--fork', form, '--skip-checks', ...json]);
+        expect(result.code, form).toBe(2);
+        expectNoSecret(result, TOKEN);
+        if (json[0] === '--json') {
+          expect(result.json.error.code).toBe('USAGE');
+          expect(result.json.error.hint).toContain('GH_TOKEN');
+        }
+      }
+    }
+    const logs = path.join(w.project, '.work');
+    for (const file of filesUnder(logs).filter((f) => f.endsWith('.log')))
+      expect(readFileSync(file, 'utf8'), file).not.toContain(TOKEN);
+  });
+
+  it('a remote of the checkout whose URL holds a token is refused (2) without printing it', async () => {
+    git(w.checkout, 'remote', 'add', 'tokened', `https://${TOKEN}@github.com/someone/mlx.git`);
+    try {
+      const result = await run(['--push', '--fork', 'tokened', '--skip-checks', '--json']);
+      expect(result.code).toBe(2);
+      expectNoSecret(result, TOKEN);
+    } finally {
+      git(w.checkout, 'remote', 'remove', 'tokened');
+    }
+  });
+
+  it('ssh and scp-like URLs keep their git@ user', async () => {
+    const result = await run(['--push', '--fork', 'git@github.com:ml-explore/mlx.git', '--skip-checks', '--json']);
+    // The upstream refusal, not the user-part refusal: git@ is allowed.
+    expect(result.json.error.code).toBe('PUSH_TARGET_UPSTREAM');
+  });
+});
+
+describe('pr --push: the token and git tracing', () => {
+  it('GIT_TRACE_CURL, GIT_CURL_VERBOSE and GIT_TRACE in the environment do not print the Authorization header', async () => {
+    const w = await makeWorld({ GH_TOKEN: TOKEN });
+    const encoded = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
+    const server = await startGitHttpServer(path.dirname(w.fork), `Basic ${encoded}`);
+    try {
+      const url = `${server.url}/${path.basename(w.fork)}`;
+      const trace = {
+        GIT_TRACE_REDACT: '0',
+        GIT_TRACE: '1',
+        GIT_TRACE_CURL: '1',
+        GIT_CURL_VERBOSE: '1',
+        GIT_TRACE_PACKET: '1',
+      };
+      const ok = await runCli(['pr', '--push', '--fork', url, '--skip-checks', '--verbose'], {
+        cwd: w.project,
+        env: { ...w.env, ...trace },
+      });
+      expect(ok.code, ok.stderr).toBe(0);
+      expectNoSecret(ok, TOKEN, encoded);
+      pushByHand(w.fork, 'A change by hand');
+      // A token the fork refuses: git fails, and its stderr tail is part of the message.
+      const refused = await runCli(['pr', '--push', '--fork', url, '--skip-checks', '--json', '--verbose'], {
+        cwd: w.project,
+        env: { ...w.env, ...trace, GH_TOKEN: 'ghp_wrongTOKEN0000000000' },
+      });
+      expect(refused.code).toBe(5);
+      expectNoSecret(
+        refused,
+        'ghp_wrongTOKEN0000000000',
+        Buffer.from('x-access-token:ghp_wrongTOKEN0000000000').toString('base64'),
+      );
+      expect(refused.stdout + refused.stderr).not.toMatch(/Authorization:/i);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('pr --open: the token over plain http', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await makeWorld({ GH_TOKEN: TOKEN });
+  });
+  afterAll(() => undefined);
+
+  it('--api-url http://<another host> is refused (2) before anything is pushed or sent', async () => {
+    const before = git(w.fork, 'for-each-ref');
+    const result = await runCli(
+      [
+        'pr',
+        '--push',
+        '--fork',
+        w.fork,
+        '--open',
+        '--fork-owner',
+        'alice',
+        '--api-url',
+        'http://api.example.invalid/api/v3',
+        '--skip-checks',
+        '--json',
+      ],
+      { cwd: w.project, env: w.env },
+    );
+    expect(result.code).toBe(2);
+    expect(result.json.error.code).toBe('USAGE');
+    expect(result.json.error.message).toContain('http://api.example.invalid/api/v3');
+    expect(result.json.error.message).toContain('plain http');
+    expect(git(w.fork, 'for-each-ref')).toBe(before);
+  });
+});
+
+describe('pr --push: pushInsteadOf and dot segments', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await makeWorld();
+  });
+  const run = (fork: string) =>
+    runCli(['pr', '--push', '--fork', fork, '--skip-checks', '--json'], { cwd: w.project, env: w.env });
+
+  it('a pushInsteadOf rule that sends the fork URL to upstream is refused (2), nothing pushed', async () => {
+    const before = git(w.fork, 'for-each-ref');
+    const mine = 'https://github.com/someone/mlx.git';
+    git(w.checkout, 'config', 'url.https://github.com/ml-explore/mlx.git.pushInsteadOf', mine);
+    try {
+      const result = await run(mine);
+      expect(result.code, JSON.stringify(result.json)).toBe(2);
+      expect(result.json.error.code).toBe('PUSH_TARGET_UPSTREAM');
+    } finally {
+      git(w.checkout, 'config', '--remove-section', 'url.https://github.com/ml-explore/mlx.git');
+    }
+    expect(git(w.fork, 'for-each-ref')).toBe(before);
+  });
+
+  it('a pushInsteadOf rule that sends a remote of the checkout to upstream is refused (2)', async () => {
+    git(w.checkout, 'remote', 'add', 'mine', 'https://github.com/someone/mlx.git');
+    git(w.checkout, 'config', 'url.git@github.com:ml-explore/.pushInsteadOf', 'https://github.com/someone/');
+    try {
+      const result = await run('mine');
+      expect(result.code).toBe(2);
+      expect(result.json.error.code).toBe('PUSH_TARGET_UPSTREAM');
+    } finally {
+      git(w.checkout, 'config', '--remove-section', 'url.git@github.com:ml-explore/');
+      git(w.checkout, 'remote', 'remove', 'mine');
+    }
+  });
+
+  it('the longest matching pushInsteadOf wins over a shorter one and over insteadOf', async () => {
+    git(w.checkout, 'config', 'url.https://github.com/ml-explore/.pushInsteadOf', 'https://github.com/a/b/');
+    git(w.checkout, 'config', 'url.https://github.com/harmless/.pushInsteadOf', 'https://github.com/a/');
+    git(w.checkout, 'config', 'url.https://github.com/harmless2/.insteadOf', 'https://github.com/a/b/');
+    try {
+      const result = await run('https://github.com/a/b/mlx.git');
+      expect(result.code).toBe(2);
+      expect(result.json.error.code).toBe('PUSH_TARGET_UPSTREAM');
+    } finally {
+      for (const s of ['ml-explore/', 'harmless/', 'harmless2/'])
+        git(w.checkout, 'config', '--remove-section', `url.https://github.com/${s}`);
+    }
+  });
+
+  it('dot segments in the path are removed before comparing: https://github.com/ml-explore/./mlx.git is refused', async () => {
+    for (const form of [
+      'https://github.com/ml-explore/./mlx.git',
+      'https://github.com/someone/../ml-explore/mlx.git',
+      'https://github.com/ml-explore/%6Dlx.git',
+    ]) {
+      const result = await run(form);
+      expect(result.code, form).toBe(2);
+      expect(result.json.error.code, form).toBe('PUSH_TARGET_UPSTREAM');
+    }
+  });
+});

@@ -10,6 +10,17 @@ process.on('SIGINT', () => {
   interrupt.abort();
 });
 
+// stdout closed by its reader (EPIPE, `| head -1`): stop writing there and finish the command.
+// Any other write error (ENOSPC, EBADF, ...): one line on stderr, and exit 1 at the end.
+let stdoutError = null;
+process.stdout.on('error', (error) => {
+  if (stdoutError !== null) return;
+  stdoutError = error;
+  if (error.code === 'EPIPE') return;
+  process.stderr.write(`mlx-storage-pr: cannot write to stdout: ${error.code ?? error.message}\n`);
+  process.exitCode = 1;
+});
+
 const code = await main({
   argv: process.argv.slice(2),
   cwd: process.cwd(),
@@ -18,4 +29,4 @@ const code = await main({
   stderr: process.stderr,
   signal: interrupt.signal,
 });
-process.exitCode = code;
+process.exitCode = stdoutError !== null && stdoutError.code !== 'EPIPE' ? 1 : code;

@@ -1,0 +1,37 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+
+import { describe, expect, it } from 'vitest';
+
+import { BIN, tempDir } from '../support/repos.js';
+
+describe('a stdout that cannot be written', () => {
+  it.skipIf(process.platform !== 'linux')(
+    'full (> /dev/full): one line on stderr naming stdout and the error, exit 1, no stack trace',
+    () => {
+      const full = openSync('/dev/full', 'w');
+      try {
+        const result = spawnSync(process.execPath, [BIN, 'doctor', 'apply', '--json'], {
+          stdio: ['ignore', full, 'pipe'],
+          encoding: 'utf8',
+          env: { ...process.env, MLX_STORAGE_PR_WORKDIR: tempDir() },
+        });
+        expect(result.status).toBe(1);
+        expect(result.stderr).toMatch(/cannot write to stdout: ENOSPC/);
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+      } finally {
+        closeSync(full);
+      }
+    },
+  );
+
+  it('closed by the reader (| head -1): the command finishes as it would, without an error', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+  });
+});

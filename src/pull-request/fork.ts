@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 
 import type { Env } from '../adapters/env.js';
 import type { Git } from '../adapters/git.js';
+import type { Logger } from '../adapters/log.js';
 import { lastLines, ProcessError, quote } from '../adapters/process-error.js';
 import { realPath } from '../series/project-files.js';
 import { UserError } from '../core/errors.js';
@@ -156,13 +157,18 @@ const TRACE_VARIABLES = [
 ];
 
 /** The git of the checkout, set up to talk to the fork: the token as a header (http/https only), never a prompt. */
-function forkGit(git: Git, fork: ForkTarget, env: Env): Git {
+function forkGit(git: Git, fork: ForkTarget, env: Env, log: Logger): Git {
   const token = tokenFrom(env);
+  const header = token === null ? {} : tokenHeaderEnv(fork.location, token, env);
+  // GitHub masks a secret's own base64 forms, not this header's: ask it to mask the header before git can echo it.
+  if (env['GITHUB_ACTIONS'] === 'true')
+    for (const value of Object.values(header))
+      if (value.startsWith('Authorization: Basic ')) log.stream.write(`::add-mask::${value.slice(21)}\n`);
   return git.withEnv({
     GIT_TERMINAL_PROMPT: '0',
     // git's tracing prints the Authorization header (with GIT_TRACE_REDACT=0 even the token).
     ...Object.fromEntries(TRACE_VARIABLES.map((name) => [name, undefined])),
-    ...(token === null ? {} : tokenHeaderEnv(fork.location, token, env)),
+    ...header,
   });
 }
 
@@ -204,7 +210,7 @@ export async function refreshFork(
   checkout: Git,
   o: { fork: ForkTarget; branch: string; commit: UserCommit; force: boolean; dryRun: boolean; now: Date },
 ): Promise<RefreshOutcome> {
-  const git = forkGit(checkout, o.fork, ctx.env);
+  const git = forkGit(checkout, o.fork, ctx.env, ctx.log);
   const branchRef = `refs/heads/${o.branch}`;
   const lease = leaseRef(o.branch);
   const local = fetchedRefs(o.branch);

@@ -116,6 +116,32 @@ describe('pr --push: the token and git tracing', () => {
   });
 });
 
+describe('pr --push under GitHub Actions', () => {
+  it('asks GitHub to mask the encoded Authorization header before git runs, once per push, only under GITHUB_ACTIONS=true', async () => {
+    const w = await makeWorld({ GH_TOKEN: TOKEN });
+    const encoded = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
+    const server = await startGitHttpServer(path.dirname(w.fork), `Basic ${encoded}`);
+    try {
+      const url = `${server.url}/${path.basename(w.fork)}`;
+      const actions = await runCli(['pr', '--push', '--fork', url, '--skip-checks', '--verbose'], {
+        cwd: w.project,
+        env: { ...w.env, GITHUB_ACTIONS: 'true' },
+      });
+      expect(actions.code, actions.stderr).toBe(0);
+      const mask = actions.stderr.indexOf(`::add-mask::${encoded}\n`);
+      expect(mask).toBeGreaterThanOrEqual(0);
+      // Before the first git command that talks to the fork.
+      const firstFetch = actions.stderr.search(/Running `git [^`]*(ls-remote|fetch|push)/);
+      expect(firstFetch === -1 || mask < firstFetch).toBe(true);
+      const local = await runCli(['pr', '--push', '--fork', url, '--skip-checks'], { cwd: w.project, env: w.env });
+      expect(local.code, local.stderr).toBe(0);
+      expect(local.stderr).not.toContain('::add-mask::');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('pr --open: the token over plain http', () => {
   let w: World;
   beforeAll(async () => {

@@ -171,8 +171,9 @@ export async function main(io: Io): Promise<number> {
     .wrap(helpWidth(io.stdout))
     .exitProcess(false)
     .fail((message, error) => {
-      if (error) throw error;
-      throw Object.assign(new Error(message), { usage: true });
+      // An expected error keeps its code and hint; anything else a check of the options threw is a usage error.
+      if (error && isUserError(error)) throw error;
+      throw Object.assign(new Error(error?.message ?? message), { usage: true });
     });
 
   try {

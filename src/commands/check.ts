@@ -32,6 +32,11 @@ export const checkCommand = defineCommand({
       }),
       'Commits to check at once (default: the number of CPUs)',
     )
+      .check((argv) => {
+        if (argv.tests !== undefined && argv.tests.trim() === '')
+          throw new Error('--tests needs a doctest filter, e.g. --tests "*storage*".');
+        return true;
+      })
       .option('markdown', {
         type: 'boolean',
         default: false,

@@ -32,6 +32,8 @@ export const testCommand = defineCommand({
         describe: 'Run the normal suite (the default; --no-suite with --metal-twin runs the twin alone)',
       })
       .check((argv) => {
+        if (argv.tests !== undefined && argv.tests.trim() === '')
+          throw new Error('--tests needs a doctest filter, e.g. --tests "*storage*".');
         if (!argv.suite && !argv.metalTwin)
           throw new Error('--no-suite needs --metal-twin: without it there is nothing to run.');
         return true;

@@ -107,6 +107,23 @@ function repeatedOption(parser: Argv, args: Record<string, unknown>): string | n
   return null;
 }
 
+/**
+ * A yes/no option given a value other than true or false (`--dry-run=yes`, `--force=1`): yargs
+ * would read it as false and do the real thing. The message names the option; null when none.
+ */
+function badBooleanValue(parser: Argv, argv: readonly string[]): string | null {
+  type Declared = Record<'boolean', string[]>;
+  const booleans = new Set((parser as Argv & { getOptions(): Declared }).getOptions().boolean);
+  const dashdash = argv.indexOf('--');
+  for (const token of dashdash < 0 ? argv : argv.slice(0, dashdash)) {
+    const match = /^--(no-)?([^=]+)=(.*)$/s.exec(token);
+    if (!match || !booleans.has(match[2] as string)) continue;
+    if (match[1] === undefined && (match[3] === 'true' || match[3] === 'false')) continue;
+    return `${token}: --${match[2]} is a yes/no option: give --${match[2]}, --no-${match[2]}, --${match[2]}=true or --${match[2]}=false.`;
+  }
+  return null;
+}
+
 const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
@@ -162,6 +179,11 @@ export async function main(io: Io): Promise<number> {
     'hide-types': true,
   });
   parser = parser
+    // Before yargs' own checks and the commands' (a `--suite=yes` read as false would trip those first).
+    .middleware(() => {
+      const bad = badBooleanValue(parser, io.argv);
+      if (bad) throw Object.assign(new Error(bad), { usage: true });
+    }, true)
     .demandCommand(1, 'Name a command; see --help.')
     .strict()
     .recommendCommands()

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
@@ -6,7 +6,7 @@ import { Git } from '../adapters/git.js';
 import { createLogger, type Logger } from '../adapters/log.js';
 import { findProjectRoot, loadConfig, loadPlanInputs, realPath } from './project-files.js';
 import type { Config } from './config.js';
-import { UserError } from '../core/errors.js';
+import { permissionDenied, UserError } from '../core/errors.js';
 import { DEFAULT_WORKDIR, verifyWorkdir } from '../core/paths.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from './plan.js';
 import { chooseSource, type Source } from './source.js';
@@ -119,7 +119,31 @@ function chooseWorkdir(options: ContextOptions, projectRoot: string): string {
   const origin = flag !== undefined ? '--workdir' : env !== undefined ? 'MLX_STORAGE_PR_WORKDIR' : null;
   const workdir = path.resolve(options.cwd, flag ?? env ?? path.join(projectRoot, DEFAULT_WORKDIR));
   if (origin !== null) verifyWorkdir(realPath(workdir), realPath(projectRoot), origin);
+  verifyWorkdirFolder(workdir, origin ?? 'the workdir');
   return workdir;
+}
+
+/**
+ * The workdir is a folder, or can become one: not a file, not below a file,
+ * and below a folder this user can write when it does not exist yet.
+ */
+function verifyWorkdirFolder(workdir: string, origin: string): void {
+  let existing = workdir;
+  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  if (!statSync(existing).isDirectory()) {
+    const what = existing === workdir ? `${workdir} is a file` : `${workdir} is below ${existing}, which is a file`;
+    throw new UserError('WORKDIR_INVALID', `${origin}: ${what}, not a folder.`, {
+      hint: 'Name a folder (it is made when missing), e.g. --workdir ~/mlx-work.',
+      details: { workdir, file: existing },
+    });
+  }
+  if (existing !== workdir) {
+    try {
+      accessSync(existing, constants.W_OK | constants.X_OK);
+    } catch {
+      throw permissionDenied(existing, `cannot make ${workdir} there`);
+    }
+  }
 }
 
 /** Opens the checkout in the workdir if one exists, without fetching anything. */

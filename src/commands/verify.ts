@@ -26,7 +26,7 @@ export const verifyCommand = defineCommand({
         array: true,
         choices: SKIP_NAMES,
         describe:
-          'Leave out checks: a group (format, metal-typecheck, pr-text, build) or one check id; listed in the report',
+          'Leave out checks: a group (format, metal-typecheck, docs, pr-text, build) or one check id; listed in the report',
       })
       .example('$0 verify', 'one report of every check')
       .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')

@@ -25,3 +25,13 @@ describe('--help wraps between words only', () => {
     });
   }
 });
+
+describe('verify --help', () => {
+  it('names every group --skip takes', async () => {
+    const { VERIFY_GROUPS } = await import('../../src/readiness/skip.js');
+    const help = await runCli(['verify', '--help'], { cwd: REPO_ROOT });
+    const text = help.stdout.replace(/\s+/g, ' ');
+    for (const group of Object.keys(VERIFY_GROUPS))
+      expect(text, group).toMatch(new RegExp(`a group \\([^)]*\\b${group}\\b`));
+  });
+});

@@ -20,7 +20,7 @@ if (!repo) {
 }
 
 const { loadContext } = await import(path.join(root, 'dist', 'commands', 'context.js'));
-const { checkDocs } = await import(path.join(root, 'dist', 'ops', 'docs.js'));
+const { buildDocsReport } = await import(path.join(root, 'dist', 'ops', 'docs.js'));
 const { createLogger } = await import(path.join(root, 'dist', 'adapters', 'log.js'));
 
 const workdir = mkdtempSync(path.join(os.tmpdir(), 'msp-bench-docs-'));
@@ -36,7 +36,7 @@ try {
   for (let i = 0; i < runs; i++) {
     const ctx = await loadContext({ cwd: root, env, workdir, logger: createLogger({ stream: new PassThrough() }) });
     const start = process.hrtime.bigint();
-    report = await checkDocs(ctx, env);
+    report = await buildDocsReport(ctx, env);
     times.push(Number(process.hrtime.bigint() - start) / 1e9);
   }
   if (report.sphinx === null) throw new Error(`Sphinx did not run: ${report.reason}`);

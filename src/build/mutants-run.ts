@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
-import { failedCheck, type CheckResult } from '../core/checks.js';
+import { failedItem, type ReportItem } from '../core/report-items.js';
 import type { CaseResult } from './doctest.js';
 import { isUserError, UserError } from '../core/errors.js';
 import { mutate, MUTANTS_FILE, parseMutants, type Mutant } from './mutants.js';
@@ -12,7 +12,7 @@ import { templateVariables } from '../series/config.js';
 import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './cmake.js';
 import { prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
-import { readSavedCheck, saveCheck } from './saved-results.js';
+import { readSavedItem, savePassedItem } from './saved-results.js';
 import { prepareBuild, treeSpec, type SuiteOptions } from './suite.js';
 import { explainTwinBuildError, twinFilesHash, twinSpec, verifyTwinPossible } from './twin-run.js';
 
@@ -46,20 +46,20 @@ interface Runner {
  * cases on the host twin for a Metal source (on macOS in the real Metal
  * suite), the suite's new always-built cases for any other file.
  */
-export async function mutantsCheck(ctx: Context, options: SuiteOptions): Promise<CheckResult> {
+export async function mutantsItem(ctx: Context, options: SuiteOptions): Promise<ReportItem> {
   const base = { id: 'mutants', title: MUTANTS_TITLE, required: true };
   try {
     return await runMutants(ctx, options, base);
   } catch (error) {
-    return failedCheck(base, error);
+    return failedItem(base, error);
   }
 }
 
 async function runMutants(
   ctx: Context,
   options: SuiteOptions,
-  base: Pick<CheckResult, 'id' | 'title' | 'required'>,
-): Promise<CheckResult> {
+  base: Pick<ReportItem, 'id' | 'title' | 'required'>,
+): Promise<ReportItem> {
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
   if (text === null)
@@ -110,7 +110,7 @@ async function runMutants(
     mutants: createHash('sha256').update(text).digest('hex'),
     twin: await twinFilesHash(),
   });
-  const saved = await readSavedCheck(resultsFile, inputs);
+  const saved = await readSavedItem(resultsFile, inputs);
   if (saved?.status === 'pass')
     return {
       ...saved,
@@ -173,7 +173,7 @@ async function runMutants(
     }
     return report(base, outcomes);
   });
-  if (check.status === 'pass') await saveCheck(ctx, resultsFile, inputs, check);
+  if (check.status === 'pass') await savePassedItem(ctx, resultsFile, inputs, check);
   return check;
 }
 
@@ -207,7 +207,7 @@ async function judge(
   return { ...outcome, result: killers.length ? 'killed' : 'survived', by: killers };
 }
 
-function report(base: Pick<CheckResult, 'id' | 'title' | 'required'>, outcomes: MutantOutcome[]): CheckResult {
+function report(base: Pick<ReportItem, 'id' | 'title' | 'required'>, outcomes: MutantOutcome[]): ReportItem {
   const survived = outcomes.filter((o) => o.result === 'survived');
   const invalid = outcomes.filter((o) => o.result === 'invalid');
   const seconds = outcomes.map((o) => o.seconds);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { readJsonFile } from '../adapters/files.js';
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import type { Context } from '../series/context.js';
 
 /**
@@ -38,7 +38,7 @@ export function savedText(inputs: string, result: unknown): string {
 export const written = <T extends object>() =>
   z.custom<T>((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
 
-const CheckResultSchema: z.ZodType<CheckResult, z.ZodTypeDef, unknown> = z
+const ReportItemSchema: z.ZodType<ReportItem, z.ZodTypeDef, unknown> = z
   .object({
     id: z.string(),
     title: z.string(),
@@ -50,12 +50,12 @@ const CheckResultSchema: z.ZodType<CheckResult, z.ZodTypeDef, unknown> = z
   .transform(({ fix, ...rest }) => (fix === undefined ? rest : { ...rest, fix }));
 
 /** A check's result as saved for exactly `inputs`, or null (see `readSaved`). */
-export function readSavedCheck(file: string, inputs: string): Promise<CheckResult | null> {
-  return readSaved(file, inputs, CheckResultSchema);
+export function readSavedItem(file: string, inputs: string): Promise<ReportItem | null> {
+  return readSaved(file, inputs, ReportItemSchema);
 }
 
 /** Saves a check's result for `inputs`. Not saving only costs the next run the work again. */
-export async function saveCheck(ctx: Context, file: string, inputs: string, check: CheckResult): Promise<void> {
+export async function savePassedItem(ctx: Context, file: string, inputs: string, check: ReportItem): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true })
     .then(() => writeFile(file, savedText(inputs, check)))
     .catch((error: unknown) => ctx.log.debug(`could not save ${file}: ${(error as Error).message}`));

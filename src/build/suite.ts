@@ -8,7 +8,7 @@ import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { probe } from '../adapters/process.js';
 import { classify, isBlocking, LOCAL_EDITS_NOTE, summarize, type ClassifiedCase, type Summary } from './baseline.js';
-import { checksPass, formatChecks, type CheckResult } from '../core/checks.js';
+import { itemsPass, formatItems, type ReportItem } from '../core/report-items.js';
 import { closeCaseNames, type DoctestRun, type Failure } from './doctest.js';
 import { UserError } from '../core/errors.js';
 import { lineOrigin } from '../series/origin.js';
@@ -17,7 +17,7 @@ import type { TreeLayout } from '../core/workdir.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './cmake.js';
 import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
-import { buildToolChecks, checkOffline } from '../readiness/doctor-checks.js';
+import { buildToolItems, inspectOffline } from '../readiness/doctor-checks.js';
 import { generateStandIns, probeOffline } from './offline-deps.js';
 import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin-run.js';
 
@@ -98,10 +98,10 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
     const depsDir = options.depsDir ? path.resolve(ctx.cwd, options.depsDir) : undefined;
     const plan = probeOffline(depsDir, path.join(ctx.cacheRoot, 'deps'), ctx.platform);
     if (plan.missing.length) {
-      const checks = checkOffline(plan).filter((c) => c.status === 'fail');
+      const checks = inspectOffline(plan).filter((c) => c.status === 'fail');
       throw new UserError(
         'TOOL_MISSING',
-        `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatChecks(checks).join('\n')}`,
+        `Offline build: no local source for ${plan.missing.map((m) => m.dep).join(', ')}.\n${formatItems(checks).join('\n')}`,
         {
           hint: 'Install the packages named above, or pass --deps-dir <dir> holding a folder per dependency.',
         },
@@ -239,12 +239,12 @@ export async function verifyBuildTools(ctx: Context, source: string): Promise<vo
   const needsBlas = /find_package\(BLAS/.test(
     await ifAbsent(readFile(path.join(source, 'CMakeLists.txt'), 'utf8'), ''),
   );
-  const checks: CheckResult[] = await buildToolChecks(ctx.env, ctx.workdir, needsBlas, ctx.platform);
-  for (const line of formatChecks(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
-  if (!checksPass(checks)) {
+  const checks: ReportItem[] = await buildToolItems(ctx.env, ctx.workdir, needsBlas, ctx.platform);
+  for (const line of formatItems(checks.filter((c) => c.status !== 'pass'))) ctx.log.info(line);
+  if (!itemsPass(checks)) {
     throw new UserError(
       'TOOL_MISSING',
-      `The machine cannot build this project yet:\n${formatChecks(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`,
+      `The machine cannot build this project yet:\n${formatItems(checks.filter((c) => c.required && c.status !== 'pass')).join('\n')}`,
       {
         hint: 'Run the fix commands above (`mlx-storage-pr doctor test` lists every check).',
         details: { checks },

@@ -20,7 +20,7 @@ import {
 } from './twin.js';
 import { buildTarget, logFiles, runDoctest, type BuildSpec } from './cmake.js';
 import type { Context } from '../series/context.js';
-import { checkTwinTools } from '../readiness/doctor-checks.js';
+import { inspectTwinTools } from '../readiness/doctor-checks.js';
 
 /** twin/ in this package: the twin header (Metal/Metal.hpp) and the CMake module that builds the twin. */
 export const TWIN_DIR = path.join(PACKAGE_ROOT, 'twin');
@@ -118,7 +118,7 @@ export async function verifyTwinPossible(ctx: Context, spec: BuildSpec): Promise
         hint: 'Give your file as -DCMAKE_PROJECT_TOP_LEVEL_INCLUDES=<file> or -DCMAKE_PROJECT_<project>_INCLUDE=<file> instead, or run the twin without it.',
       },
     );
-  const tools = await checkTwinTools(ctx.env, ctx.platform);
+  const tools = await inspectTwinTools(ctx.env, ctx.platform);
   if (tools.status !== 'pass')
     throw new UserError('TOOL_MISSING', `${tools.title}: ${tools.detail}.`, { hint: tools.fix ?? 'Install binutils.' });
 }

@@ -8,7 +8,7 @@ import {
   type CommandReadiness,
   type DoctorCommand,
 } from '../readiness/doctor-report.js';
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
@@ -25,7 +25,7 @@ export interface DoctorData {
   ready: boolean;
   asked: DoctorCommand[];
   commands: CommandReadiness[];
-  checks: CheckResult[];
+  checks: ReportItem[];
 }
 
 export const doctorCommand = defineCommand({
@@ -59,7 +59,7 @@ export const doctorCommand = defineCommand({
 });
 
 async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
-  const [{ loadContext }, { machineChecks }, { verifyDepsDir }] = await Promise.all([
+  const [{ loadContext }, { machineItems }, { verifyDepsDir }] = await Promise.all([
     import('../series/context.js'),
     import('../readiness/machine.js'),
     import('../build/offline-deps.js'),
@@ -73,7 +73,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
   const depsDir = verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const offline = options.offline === true || options.depsDir !== undefined;
-  const results = await machineChecks(neededIds(commands, { offline }), {
+  const results = await machineItems(neededIds(commands, { offline }), {
     env: ctx.env,
     platform: ctx.platform,
     workdir: ctx.workdir,

@@ -1,4 +1,5 @@
-import type { ApplyState, StatusData } from '../series/checkout-status.js';
+import type { CheckoutState } from '../series/checkout-state.js';
+import type { StatusData } from '../series/checkout-status.js';
 import { defineCommand } from './spec.js';
 
 export const statusCommand = defineCommand({
@@ -17,7 +18,7 @@ export const statusCommand = defineCommand({
   },
 });
 
-const stateText: Record<ApplyState, string> = {
+const stateText: Record<CheckoutState, string> = {
   'no-checkout': 'no checkout',
   'no-files':
     'not applied: the pinned commit is fetched but no files are checked out yet (an interrupted first apply): run `mlx-storage-pr apply`',
@@ -27,6 +28,7 @@ const stateText: Record<ApplyState, string> = {
   'foreign-head': 'HEAD is not an applied series: run `mlx-storage-pr reset` (saves your work)',
   'missing-pinned-commit': 'the checkout lacks the pinned commit: run `mlx-storage-pr apply`',
   unmerged: 'unresolved merge conflicts in the checkout: resolve each file (then `git add` it) or `git reset --merge`',
+  unknown: 'could not be read',
 };
 
 function statusLines(data: StatusData, workdirFlag: string): string[] {

@@ -1,17 +1,17 @@
-import { formatChecks, type CheckResult } from '../core/checks.js';
+import { formatItems, type ReportItem } from '../core/report-items.js';
 import { ExitCode } from '../core/errors.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
-import type { VerifyChecksOptions } from '../readiness/readiness-report.js';
+import type { ReadinessItemsOptions } from '../readiness/readiness-report.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
-interface VerifyOptions extends GlobalOptions, VerifyChecksOptions {}
+interface VerifyOptions extends GlobalOptions, ReadinessItemsOptions {}
 
 export interface VerifyData {
   command: 'verify';
   ready: boolean;
-  checks: CheckResult[];
+  checks: ReportItem[];
   /** Check ids left out with `--skip`. */
   skipped: string[];
 }
@@ -50,17 +50,17 @@ export const verifyCommand = defineCommand({
 });
 
 async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
-  const [{ loadContext }, { verifyDepsDir }, { verifyChecks }] = await Promise.all([
+  const [{ loadContext }, { verifyDepsDir }, { readinessItems }] = await Promise.all([
     import('../series/context.js'),
     import('../build/offline-deps.js'),
     import('../readiness/readiness-report.js'),
   ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
-  const { ready, checks, skipped } = await verifyChecks(ctx, options);
+  const { ready, checks, skipped } = await readinessItems(ctx, options);
   const blocking = checks.filter((c) => c.required && c.status !== 'pass').length;
   const lines = [
-    ...formatChecks(checks),
+    ...formatItems(checks),
     ...(skipped.length ? [`left out (--skip): ${skipped.join(', ')}`] : []),
     ready ? 'Ready: every required check passes.' : `Not ready: ${blocking} required check(s) did not pass.`,
   ];

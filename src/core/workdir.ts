@@ -51,10 +51,10 @@ export interface WorkdirLayout {
    */
   bump: { root: string; state: string; worktree: string; backup: string };
   /** `check`'s repository of other MLX commits, and per commit the trees and builds of `check --build`. */
-  check: CheckLayout;
+  check: DriftLayout;
 }
 
-export interface CheckLayout {
+export interface DriftLayout {
   root: string;
   /** A bare repository holding the pinned commit and the commits checked against (depth 1 each). */
   repo: string;
@@ -103,11 +103,11 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       worktree: path.join(workdir, n.bump, n.checkout),
       backup: path.join(workdir, n.bump, 'backup'),
     },
-    check: checkLayout(path.join(workdir, n.check)),
+    check: driftLayout(path.join(workdir, n.check)),
   };
 }
 
-function checkLayout(root: string): CheckLayout {
+function driftLayout(root: string): DriftLayout {
   const n = WORKDIR_NAMES;
   return {
     root,

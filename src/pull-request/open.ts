@@ -1,9 +1,9 @@
 import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../adapters/github.js';
 import { packageVersion } from '../adapters/package-root.js';
-import { checksPass, formatChecks } from '../core/checks.js';
+import { itemsPass, formatItems } from '../core/report-items.js';
 import { UserError } from '../core/errors.js';
 import { githubRepoOf, isLoopback, parseRepoLocation, redactSecrets } from './fork-refs.js';
-import { DESCRIPTION_FILE, policyChecks } from '../readiness/policy.js';
+import { DESCRIPTION_FILE, policyItems } from '../readiness/policy.js';
 import type { Context } from '../series/context.js';
 import type { ForkTarget } from './fork.js';
 import { tokenFrom } from './fork.js';
@@ -52,11 +52,11 @@ export interface PreparedOpen {
  */
 export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<PreparedOpen> {
   const files = await readPolicyFiles(ctx.projectRoot);
-  const checks = policyChecks(files);
-  if (!checksPass(checks))
+  const checks = policyItems(files);
+  if (!itemsPass(checks))
     throw new UserError(
       'PR_TEXT_INCOMPLETE',
-      `The pull request text is not ready to open the pull request:\n${formatChecks(checks.filter((c) => c.status !== 'pass')).join('\n')}`,
+      `The pull request text is not ready to open the pull request:\n${formatItems(checks.filter((c) => c.status !== 'pass')).join('\n')}`,
       {
         hint: `Write ${DESCRIPTION_FILE} and pr/commit-message.txt in your own words, with an AI use disclosure (pr/README.md). Nothing was sent to GitHub.`,
         details: { checks },

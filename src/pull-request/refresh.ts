@@ -1,7 +1,7 @@
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
-import { formatChecks, type CheckResult } from '../core/checks.js';
+import { formatItems, type ReportItem } from '../core/report-items.js';
 import { processFailed, UserError } from '../core/errors.js';
 import { mapJsonStrings } from '../core/json.js';
 import { leaseRef } from './fork-refs.js';
@@ -10,9 +10,9 @@ import type { Context } from '../series/context.js';
 import { refreshFork, resolveFork, tokenFrom, type RefreshOutcome } from './fork.js';
 import { makeUserCommit, prepareUserCommit } from './commit.js';
 import { openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
-import { verifyChecks, type VerifyChecksOptions } from '../readiness/readiness-report.js';
+import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
 
-export interface PrOptions extends VerifyChecksOptions {
+export interface PrOptions extends ReadinessItemsOptions {
   /** `--fork`: a URL, a path or a remote of the checkout. */
   fork: string;
   /** `--branch`; default: the config's `branch`. */
@@ -48,7 +48,7 @@ export interface PrData {
   leaseRef: string;
   backup: RefreshOutcome['backup'];
   /** verify's checks as they ran; null with --skip-checks. */
-  checks: CheckResult[] | null;
+  checks: ReportItem[] | null;
   /** Check ids left out with --skip. */
   skipped: string[];
   pullRequest: PullRequestOutcome | null;
@@ -103,26 +103,26 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
     ? await prepareOpen(ctx, { fork, branch, forkOwner: options.forkOwner, apiUrl: options.apiUrl })
     : null;
 
-  let checks: CheckResult[] | null = null;
+  let checks: ReportItem[] | null = null;
   let skipped: string[] = [];
   if (options.skipChecks) {
     ctx.log.warn("--skip-checks: verify's checks did not run; the pushed commit is not checked.");
   } else {
-    const outcome = await verifyChecks(ctx, options);
+    const outcome = await readinessItems(ctx, options);
     checks = outcome.checks;
     skipped = outcome.skipped;
     if (!outcome.ready) {
       const failing = checks.filter((c) => c.required && c.status !== 'pass');
       throw new UserError(
         'CHECK_FAILED',
-        `${failing.length} required check(s) of verify did not pass, so nothing was pushed:\n${formatChecks(failing).join('\n')}`,
+        `${failing.length} required check(s) of verify did not pass, so nothing was pushed:\n${formatItems(failing).join('\n')}`,
         {
           hint: 'Fix each (the fix is under it; `mlx-storage-pr verify` reports them all), or leave checks out with --skip <name> or --skip-checks.',
           details: { checks },
         },
       );
     }
-    for (const line of formatChecks(checks)) ctx.log.info(line);
+    for (const line of formatItems(checks)) ctx.log.info(line);
   }
 
   const refreshed = await withLock(ctx.workdir, 'pr', async () => {

@@ -1,16 +1,16 @@
 import { withLock } from '../adapters/lock.js';
-import { failedCheck, type CheckResult } from '../core/checks.js';
+import { failedItem, type ReportItem } from '../core/report-items.js';
 import { isUserError, UserError } from '../core/errors.js';
 import type { ApplyPlan } from '../series/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest } from '../build/cmake.js';
 import { prepareWorktree } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../build/suite.js';
-import { mutantsCheck, MUTANTS_TITLE } from '../build/mutants-run.js';
-import { readSavedCheck, saveCheck } from '../build/saved-results.js';
+import { mutantsItem, MUTANTS_TITLE } from '../build/mutants-run.js';
+import { readSavedItem, savePassedItem } from '../build/saved-results.js';
 import { buildTree } from '../series/tree.js';
 
-export type BuildCheckOptions = SuiteOptions;
+export type BuildItemOptions = SuiteOptions;
 
 /**
  * The checks that need a build of MLX: the patched Linux build with the test
@@ -18,17 +18,17 @@ export type BuildCheckOptions = SuiteOptions;
  * fail without the implementation (MLX CONTRIBUTING.md). `verify` lists
  * whatever this returns.
  */
-export async function buildChecks(
+export async function buildItems(
   ctx: Context,
-  options: BuildCheckOptions,
+  options: BuildItemOptions,
   skipped: readonly string[] = [],
-): Promise<CheckResult[]> {
+): Promise<ReportItem[]> {
   const suite = await linuxBuild(ctx, options);
   const checks = [suite.check];
   if (!skipped.includes('tests-fail-without-implementation'))
     checks.push(await withoutImplementation(ctx, options, suite.data));
   const metalTests = (await ctx.project()).plan.files.some((f) => f.path === ctx.config.variables.metal_test_file);
-  const twin = skipped.includes('metal-twin') ? null : await twinCheck(ctx, options, suite.data, metalTests);
+  const twin = skipped.includes('metal-twin') ? null : await twinItem(ctx, options, suite.data, metalTests);
   if (twin) checks.push(twin);
   if (!skipped.includes('mutants')) {
     const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
@@ -49,7 +49,7 @@ export async function buildChecks(
               detail: 'needs a passing Linux build and Metal twin run first',
               required: true,
             }
-          : await mutantsCheck(ctx, options),
+          : await mutantsItem(ctx, options),
     );
   }
   return checks;
@@ -59,12 +59,12 @@ export async function buildChecks(
  * The PR's Metal-only cases on the host twin (Linux). On macOS they run for
  * real in the suite, so there is nothing to twin.
  */
-async function twinCheck(
+async function twinItem(
   ctx: Context,
-  options: BuildCheckOptions,
+  options: BuildItemOptions,
   full: TestData | null,
   metalTests: boolean,
-): Promise<CheckResult> {
+): Promise<ReportItem> {
   const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
   if (ctx.platform === 'darwin')
     return {
@@ -98,14 +98,14 @@ async function twinCheck(
       ...(failed.length ? { fix: 'mlx-storage-pr test --metal-twin --no-suite  (lists every failure)' } : {}),
     };
   } catch (error) {
-    return failedCheck(base, error);
+    return failedItem(base, error);
   }
 }
 
 async function linuxBuild(
   ctx: Context,
-  options: BuildCheckOptions,
-): Promise<{ check: CheckResult; data: TestData | null }> {
+  options: BuildItemOptions,
+): Promise<{ check: ReportItem; data: TestData | null }> {
   const title = 'Linux build and test suite against the baseline';
   try {
     const saved = await currentSavedRun(ctx, options);
@@ -156,9 +156,9 @@ export function testsOnlyPlan(plan: ApplyPlan, testFiles: readonly string[]): Ap
 
 async function withoutImplementation(
   ctx: Context,
-  options: BuildCheckOptions,
+  options: BuildItemOptions,
   full: TestData | null,
-): Promise<CheckResult> {
+): Promise<ReportItem> {
   const base = {
     id: 'tests-fail-without-implementation',
     title: 'New tests fail without the implementation',
@@ -185,12 +185,12 @@ async function withoutImplementation(
       key: setup.key,
       newTests: [...newTests].sort(),
     });
-    const saved = await readSavedCheck(resultsFile, inputs);
+    const saved = await readSavedItem(resultsFile, inputs);
     if (saved !== null)
       return { ...saved, detail: `${saved.detail} (saved result; the series and build options are unchanged)` };
 
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
-    const check = await withLock(ctx.workdir, 'verify', async (): Promise<CheckResult> => {
+    const check = await withLock(ctx.workdir, 'verify', async (): Promise<ReportItem> => {
       const git = await ctx.checkout();
       if (git === null)
         throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
@@ -239,9 +239,9 @@ async function withoutImplementation(
       }
       return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
     });
-    await saveCheck(ctx, resultsFile, inputs, check);
+    await savePassedItem(ctx, resultsFile, inputs, check);
     return check;
   } catch (error) {
-    return failedCheck(base, error);
+    return failedItem(base, error);
   }
 }

@@ -1,9 +1,9 @@
 import path from 'node:path';
 
 import { buildDummy, findSphinx, type Sphinx } from '../adapters/sphinx.js';
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import {
-  docsCheckResult,
+  docsReportItem,
   docsRoot,
   isDocsFile,
   locateWarnings,
@@ -41,7 +41,7 @@ interface Page {
  * configuration (see `sphinxConfig`), so warnings that come from that (a
  * label defined on another page) are in both builds and cancel out.
  */
-export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
+export async function buildDocsReport(ctx: Context, env: Env): Promise<DocsReport> {
   const { inputs, plan } = await ctx.project();
   const added = plan.files.filter((f) => isDocsFile(f.path));
   const changed = [...new Set(plan.patches.flatMap((p) => p.files.map((f) => f.path)).filter(isDocsFile))];
@@ -97,11 +97,11 @@ export async function checkDocs(ctx: Context, env: Env): Promise<DocsReport> {
   const confFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinnedCommit]))
     .split('\n')
     .filter((f) => path.posix.basename(f) === 'conf.py');
-  const files = await Promise.all(pages.map((page) => checkPage(sphinx, page, confFiles, { env, ctx })));
+  const files = await Promise.all(pages.map((page) => buildPage(sphinx, page, confFiles, { env, ctx })));
   return { sphinx, reason: null, files };
 }
 
-async function checkPage(
+async function buildPage(
   sphinx: Sphinx,
   page: Page,
   confFiles: readonly string[],
@@ -137,9 +137,9 @@ async function checkPage(
 }
 
 /** The `docs` line of `verify`: required, and "not checked" (never "pass") without Sphinx. */
-export async function docsCheck(ctx: Context, env: Env): Promise<CheckResult> {
+export async function docsItem(ctx: Context, env: Env): Promise<ReportItem> {
   try {
-    return docsCheckResult(await checkDocs(ctx, env));
+    return docsReportItem(await buildDocsReport(ctx, env));
   } catch (error) {
     if (!isUserError(error)) throw error;
     return {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import type { PatchStep } from '../core/patch.js';
 
 /** The files the docs check builds: reStructuredText pages. */
@@ -286,7 +286,7 @@ export const SPHINX_INSTALL = 'sudo apt-get install python3-sphinx  (or: pip ins
 const MINIMAL = "minimal configuration, as MLX's conf.py needs mlx and extensions not installed here";
 
 /** The `docs` line of `verify`. */
-export function docsCheckResult(report: DocsReport): CheckResult {
+export function docsReportItem(report: DocsReport): ReportItem {
   const base = { id: 'docs', title: 'Docs build (Sphinx)', required: true };
   if (report.files.length === 0) return { ...base, status: 'pass', detail: 'no .rst files in the PR' };
   const paths = report.files.map((f) => f.path).join(', ');

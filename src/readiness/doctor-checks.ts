@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
 import { probe } from '../adapters/process.js';
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import type { OfflinePlan } from '../build/offline-plan.js';
 
 export const apt = (pkgs: string) => `sudo apt-get install ${pkgs}`;
@@ -20,7 +20,7 @@ export function versionAtLeast(found: string, wanted: string): boolean {
   return true;
 }
 
-export async function checkCmake(env: Env, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectCmake(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const out = await probe('cmake', ['--version'], env);
   const version = out ? /cmake version (\d+\.\d+(?:\.\d+)?)/.exec(out)?.[1] : undefined;
   const fix = platform === 'darwin' ? 'brew install cmake' : apt('cmake');
@@ -37,7 +37,7 @@ export async function checkCmake(env: Env, platform: NodeJS.Platform): Promise<C
   };
 }
 
-export async function checkCompiler(env: Env, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectCompiler(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const cxx = env['CXX'] ?? 'c++';
   const dir = await mkdtemp(path.join(os.tmpdir(), 'msp-cxx-'));
   try {
@@ -61,7 +61,7 @@ export async function checkCompiler(env: Env, platform: NodeJS.Platform): Promis
   }
 }
 
-export async function checkNinja(env: Env, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectNinja(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const out = await probe('ninja', ['--version'], env);
   return out
     ? { id: 'ninja', title: 'Ninja', status: 'pass', detail: `ninja ${out}`, required: false }
@@ -75,7 +75,7 @@ export async function checkNinja(env: Env, platform: NodeJS.Platform): Promise<C
       };
 }
 
-export async function checkCcache(env: Env, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectCcache(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const out = await probe('ccache', ['--version'], env);
   return out
     ? { id: 'ccache', title: 'ccache', status: 'pass', detail: out.split('\n')[0] ?? 'found', required: false }
@@ -93,7 +93,7 @@ export async function checkCcache(env: Env, platform: NodeJS.Platform): Promise<
  * The Metal twin (test --metal-twin, verify's twin and mutant checks) copies
  * the static library with binutils' objcopy after reading symbols with nm.
  */
-export async function checkTwinTools(env: Env, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectTwinTools(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const title = 'Metal twin tools (nm, objcopy)';
   if (platform === 'darwin')
     return {
@@ -143,11 +143,11 @@ export const BLAS_SEARCH = {
  * and in ldconfig's cache (ldconfig run by its full path, so the check does
  * not depend on PATH).
  */
-export async function checkBlas(
+export async function inspectBlas(
   env: Env,
   platform: NodeJS.Platform,
   search: typeof BLAS_SEARCH = BLAS_SEARCH,
-): Promise<CheckResult> {
+): Promise<ReportItem> {
   if (platform === 'darwin')
     return { id: 'blas', title: 'BLAS/LAPACK', status: 'pass', detail: 'Accelerate (macOS)', required: true };
   const has = (name: string) => search.headerDirs.some((d) => existsSync(path.join(d, name)));
@@ -177,7 +177,7 @@ export async function checkBlas(
   };
 }
 
-export async function checkXcode(env: Env, platform: NodeJS.Platform): Promise<CheckResult[]> {
+export async function inspectXcode(env: Env, platform: NodeJS.Platform): Promise<ReportItem[]> {
   if (platform !== 'darwin') return [];
   const clt = await probe('xcode-select', ['-p'], env);
   const metal = await probe('xcrun', ['-sdk', 'macosx', 'metal', '--version'], env);
@@ -201,7 +201,7 @@ export async function checkXcode(env: Env, platform: NodeJS.Platform): Promise<C
   ];
 }
 
-export async function checkDisk(dir: string): Promise<CheckResult> {
+export async function inspectDisk(dir: string): Promise<ReportItem> {
   let target = dir;
   while (!existsSync(target)) target = path.dirname(target);
   const stats = await statfs(target);
@@ -217,16 +217,16 @@ export async function checkDisk(dir: string): Promise<CheckResult> {
   };
 }
 
-export function checkOffline(plan: OfflinePlan): CheckResult[] {
+export function inspectOffline(plan: OfflinePlan): ReportItem[] {
   return [
-    ...plan.deps.map((d): CheckResult => ({
+    ...plan.deps.map((d): ReportItem => ({
       id: `offline-${d.dep}`,
       title: `offline ${d.dep}`,
       status: 'pass',
       detail: d.source,
       required: true,
     })),
-    ...plan.missing.map((m): CheckResult => ({
+    ...plan.missing.map((m): ReportItem => ({
       id: `offline-${m.dep}`,
       title: `offline ${m.dep}`,
       status: 'fail',
@@ -238,20 +238,20 @@ export function checkOffline(plan: OfflinePlan): CheckResult[] {
 }
 
 /** The checks `test` needs before it starts a build. */
-export async function buildToolChecks(
+export async function buildToolItems(
   env: Env,
   workdir: string,
   mlx: boolean,
   platform: NodeJS.Platform,
-): Promise<CheckResult[]> {
+): Promise<ReportItem[]> {
   const checks = await Promise.all([
-    checkCmake(env, platform),
-    checkCompiler(env, platform),
-    checkNinja(env, platform),
-    checkCcache(env, platform),
-    checkDisk(workdir),
-    checkTwinTools(env, platform),
+    inspectCmake(env, platform),
+    inspectCompiler(env, platform),
+    inspectNinja(env, platform),
+    inspectCcache(env, platform),
+    inspectDisk(workdir),
+    inspectTwinTools(env, platform),
   ]);
-  if (mlx) checks.push(await checkBlas(env, platform), ...(await checkXcode(env, platform)));
+  if (mlx) checks.push(await inspectBlas(env, platform), ...(await inspectXcode(env, platform)));
   return checks;
 }

@@ -2,7 +2,7 @@
  * What each command needs from the machine, and what `doctor` concludes from
  * the checks it ran. Pure: the checks come in as results.
  */
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 
 /** Commands `doctor` can be asked about, in the order it reports them. */
 export const DOCTOR_COMMANDS = ['apply', 'test', 'format', 'check-metal', 'verify'] as const;
@@ -103,7 +103,7 @@ export function neededIds(commands: readonly DoctorCommand[], options: { offline
   return new Set(commands.flatMap((c) => commandNeeds(c, options).map((n) => n.id)));
 }
 
-function needFor(check: CheckResult, needs: readonly Need[]): Need | undefined {
+function needFor(check: ReportItem, needs: readonly Need[]): Need | undefined {
   return needs.find((n) => (n.id.endsWith('-') ? check.id.startsWith(n.id) : check.id === n.id));
 }
 
@@ -120,7 +120,7 @@ export interface DoctorReport {
   ready: boolean;
   commands: CommandReadiness[];
   /** Each check once; `required` is true when an asked command requires it. */
-  checks: CheckResult[];
+  checks: ReportItem[];
   lines: string[];
 }
 
@@ -134,7 +134,7 @@ const MARK = { pass: 'ok  ', required: 'FAIL', optional: 'opt ', notChecked: 'n/
  */
 export function doctorReport(
   commands: readonly DoctorCommand[],
-  results: readonly CheckResult[],
+  results: readonly ReportItem[],
   options: { offline: boolean },
 ): DoctorReport {
   const readiness: CommandReadiness[] = [];
@@ -147,7 +147,7 @@ export function doctorReport(
     const needs = commandNeeds(command, options);
     const mine = results
       .map((check) => ({ check, need: needFor(check, needs) }))
-      .filter((x): x is { check: CheckResult; need: Need } => x.need !== undefined);
+      .filter((x): x is { check: ReportItem; need: Need } => x.need !== undefined);
     const missing = mine.filter((x) => x.need.required && x.check.status !== 'pass').map((x) => x.check.id);
     const optionalMissing = mine.filter((x) => !x.need.required && x.check.status !== 'pass').map((x) => x.check.id);
     for (const x of mine) if (x.need.required) requiredByAny.add(x.check.id);

@@ -1,4 +1,4 @@
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import type { FormatReport, FormatTool } from './formatting.js';
 
 /**
@@ -25,7 +25,7 @@ export function versionProblems(report: FormatReport): string[] {
 }
 
 /** The formatting checks `verify` lists: one for C++ (clang-format), one for CMake (cmake-format). */
-export function formatCheckResults(report: FormatReport): CheckResult[] {
+export function formatReportItems(report: FormatReport): ReportItem[] {
   const result = (
     id: string,
     title: string,
@@ -33,7 +33,7 @@ export function formatCheckResults(report: FormatReport): CheckResult[] {
     version: string | null,
     pinned: string | null,
     reason: string | null,
-  ): CheckResult => {
+  ): ReportItem => {
     const files = report.files.filter((f) => f.tool === tool);
     const differs = files.filter((f) => f.status === 'differs');
     const skipped = files.filter((f) => f.status === 'not-checked');

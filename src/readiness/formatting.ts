@@ -79,7 +79,7 @@ export interface FormatRun {
  * New files are formatted whole; patched files only on the lines the patch
  * adds, so MLX's own lines stay as they are.
  */
-export async function checkFormatting(ctx: Context): Promise<FormatRun> {
+export async function runFormatting(ctx: Context): Promise<FormatRun> {
   const env = ctx.env;
   const { inputs, plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
@@ -358,7 +358,7 @@ export async function formatSeries(
   ctx: Context,
   options: { fix?: boolean | undefined },
 ): Promise<{ run: FormatRun; fixed: string[] }> {
-  const run = await checkFormatting(ctx);
+  const run = await runFormatting(ctx);
   if (!options.fix || run.fixable.length === 0) return { run, fixed: [] };
   // The lock is taken before templates/ and patches/ are rewritten: a run that cannot apply writes nothing.
   const fixed = await withLock(ctx.workdir, 'format', async () => {
@@ -368,5 +368,5 @@ export async function formatSeries(
     await applySeries(ctx, { lockHeld: true });
     return written;
   });
-  return { run: await checkFormatting(ctx), fixed };
+  return { run: await runFormatting(ctx), fixed };
 }

@@ -4,20 +4,20 @@ import type { Env } from '../adapters/env.js';
 import type { Logger } from '../adapters/log.js';
 import { probe } from '../adapters/process.js';
 import { findSphinx } from '../adapters/sphinx.js';
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import {
   apt,
-  checkBlas,
-  checkCcache,
-  checkCmake,
-  checkCompiler,
-  checkDisk,
-  checkNinja,
-  checkOffline,
-  checkXcode,
+  inspectBlas,
+  inspectCcache,
+  inspectCmake,
+  inspectCompiler,
+  inspectDisk,
+  inspectNinja,
+  inspectOffline,
+  inspectXcode,
 } from './doctor-checks.js';
 import { DEFAULT_CMAKE_FORMAT } from './formatting.js';
-import { metalToolchainChecks } from './metal-toolchain.js';
+import { metalToolchainItems } from './metal-toolchain.js';
 import { probeOffline } from '../build/offline-deps.js';
 
 /**
@@ -25,7 +25,7 @@ import { probeOffline } from '../build/offline-deps.js';
  * runs before a build, plus git, the formatters, Sphinx and the Metal
  * type-check toolchain.
  */
-export async function checkGit(env: Env, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectGit(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const out = await probe('git', ['--version'], env);
   return out
     ? { id: 'git', title: 'git', status: 'pass', detail: out.split('\n')[0] ?? out, required: true }
@@ -40,7 +40,7 @@ export async function checkGit(env: Env, platform: NodeJS.Platform): Promise<Che
 }
 
 /** Sphinx, which verify's docs check builds the PR's pages with; found as that check finds it (SPHINXBUILD, else PATH). */
-export async function checkSphinx(env: Env, log: Logger, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectSphinx(env: Env, log: Logger, platform: NodeJS.Platform): Promise<ReportItem> {
   const found = await findSphinx(env, log);
   return found.tool
     ? {
@@ -61,7 +61,7 @@ export async function checkSphinx(env: Env, log: Logger, platform: NodeJS.Platfo
 }
 
 /** cmake-format at the version MLX pins, on PATH or through uvx/pipx. */
-export async function checkCMakeFormat(env: Env, log: Logger, platform: NodeJS.Platform): Promise<CheckResult> {
+export async function inspectCMakeFormat(env: Env, log: Logger, platform: NodeJS.Platform): Promise<ReportItem> {
   const title = `cmake-format ${DEFAULT_CMAKE_FORMAT}`;
   const found = await findCMakeFormat(DEFAULT_CMAKE_FORMAT, env, log);
   if (found.tool)
@@ -71,7 +71,7 @@ export async function checkCMakeFormat(env: Env, log: Logger, platform: NodeJS.P
 }
 
 /** The clang-format bundled as WebAssembly: nothing to install, but it must load. */
-export async function checkClangFormat(): Promise<CheckResult> {
+export async function inspectClangFormat(): Promise<ReportItem> {
   try {
     const cf = await loadClangFormat();
     return {
@@ -97,7 +97,7 @@ export async function checkClangFormat(): Promise<CheckResult> {
  * Runs the machine checks whose ids (or id prefixes, such as `offline-`) are
  * in `wanted`, in a fixed order.
  */
-export async function machineChecks(
+export async function machineItems(
   wanted: ReadonlySet<string>,
   o: {
     env: Env;
@@ -107,24 +107,24 @@ export async function machineChecks(
     depsDir: string | undefined;
     generatedRoot: string;
   },
-): Promise<CheckResult[]> {
+): Promise<ReportItem[]> {
   const want = (id: string) => wanted.has(id);
-  const none = Promise.resolve<CheckResult[]>([]);
+  const none = Promise.resolve<ReportItem[]>([]);
   const groups = await Promise.all([
-    want('git') ? checkGit(o.env, o.platform).then((c) => [c]) : none,
-    want('cmake') ? checkCmake(o.env, o.platform).then((c) => [c]) : none,
-    want('compiler') ? checkCompiler(o.env, o.platform).then((c) => [c]) : none,
-    want('blas') ? checkBlas(o.env, o.platform).then((c) => [c]) : none,
-    want('xcode') || want('metal') ? checkXcode(o.env, o.platform) : none,
-    want('disk') ? checkDisk(o.workdir).then((c) => [c]) : none,
-    want('ninja') ? checkNinja(o.env, o.platform).then((c) => [c]) : none,
-    want('ccache') ? checkCcache(o.env, o.platform).then((c) => [c]) : none,
-    want('offline-') ? checkOffline(probeOffline(o.depsDir, o.generatedRoot, o.platform)) : none,
-    want('clang-format') ? checkClangFormat().then((c) => [c]) : none,
-    want('cmake-format') ? checkCMakeFormat(o.env, o.log, o.platform).then((c) => [c]) : none,
-    want('sphinx') ? checkSphinx(o.env, o.log, o.platform).then((c) => [c]) : none,
+    want('git') ? inspectGit(o.env, o.platform).then((c) => [c]) : none,
+    want('cmake') ? inspectCmake(o.env, o.platform).then((c) => [c]) : none,
+    want('compiler') ? inspectCompiler(o.env, o.platform).then((c) => [c]) : none,
+    want('blas') ? inspectBlas(o.env, o.platform).then((c) => [c]) : none,
+    want('xcode') || want('metal') ? inspectXcode(o.env, o.platform) : none,
+    want('disk') ? inspectDisk(o.workdir).then((c) => [c]) : none,
+    want('ninja') ? inspectNinja(o.env, o.platform).then((c) => [c]) : none,
+    want('ccache') ? inspectCcache(o.env, o.platform).then((c) => [c]) : none,
+    want('offline-') ? inspectOffline(probeOffline(o.depsDir, o.generatedRoot, o.platform)) : none,
+    want('clang-format') ? inspectClangFormat().then((c) => [c]) : none,
+    want('cmake-format') ? inspectCMakeFormat(o.env, o.log, o.platform).then((c) => [c]) : none,
+    want('sphinx') ? inspectSphinx(o.env, o.log, o.platform).then((c) => [c]) : none,
     want('metal-clang') || want('metal-libcxx')
-      ? metalToolchainChecks({ env: o.env, log: o.log, platform: o.platform })
+      ? metalToolchainItems({ env: o.env, log: o.log, platform: o.platform })
       : none,
   ]);
   return groups.flat();

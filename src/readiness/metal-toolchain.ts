@@ -7,7 +7,7 @@ import { download, extractZip } from '../adapters/archive.js';
 import { clangFailure, clangVersionText, libcxxVersionText } from '../adapters/clang.js';
 import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 import { CONFIG_FILE } from '../series/config.js';
 import { UserError } from '../core/errors.js';
 import {
@@ -32,7 +32,7 @@ export interface ClangToolchain {
 
 export interface ToolchainLookup {
   toolchain: ClangToolchain | null;
-  checks: CheckResult[];
+  checks: ReportItem[];
 }
 
 /** The command that installs a working lane on this OS. */
@@ -162,7 +162,7 @@ export async function findMetalToolchain(options: {
     };
   }
 
-  const clangCheck: CheckResult = clangOnly
+  const clangItem: ReportItem = clangOnly
     ? {
         id: 'metal-clang',
         title: CLANG_TITLE,
@@ -178,7 +178,7 @@ export async function findMetalToolchain(options: {
         fix,
         required,
       };
-  const libCheck: CheckResult = {
+  const libItem: ReportItem = {
     id: 'metal-libcxx',
     title: LIBCXX_TITLE,
     status: clangOnly ? 'fail' : 'not-checked',
@@ -188,16 +188,16 @@ export async function findMetalToolchain(options: {
     fix,
     required,
   };
-  return { toolchain: null, checks: [clangCheck, libCheck] };
+  return { toolchain: null, checks: [clangItem, libItem] };
 }
 
 /** The checks `doctor` shows for the Metal type-check lane. */
-export async function metalToolchainChecks(options: {
+export async function metalToolchainItems(options: {
   env: Env;
   log: Logger;
   platform: NodeJS.Platform;
   required?: boolean;
-}): Promise<CheckResult[]> {
+}): Promise<ReportItem[]> {
   return (await findMetalToolchain(options)).checks;
 }
 

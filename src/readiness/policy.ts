@@ -1,4 +1,4 @@
-import type { CheckResult } from '../core/checks.js';
+import type { ReportItem } from '../core/report-items.js';
 
 /**
  * MLX's contribution policy, as checks on the files the user writes in pr/.
@@ -94,13 +94,13 @@ export function disclosureText(markdown: string): { heading: string | null; text
  * each commit message exist, hold no placeholder, and the description
  * discloses AI use in the user's own words.
  */
-export function policyChecks(files: readonly PolicyFile[]): CheckResult[] {
+export function policyItems(files: readonly PolicyFile[]): ReportItem[] {
   const description = files.find((f) => f.path === DESCRIPTION_FILE);
   const messages = files.filter((f) => f.path !== DESCRIPTION_FILE);
   const placeholders = findPlaceholders(files);
   const where = placeholders.slice(0, 8).map((p) => `${p.path}:${p.line}`);
   const more = placeholders.length > where.length ? ` and ${placeholders.length - where.length} more` : '';
-  const checks: CheckResult[] = [];
+  const checks: ReportItem[] = [];
 
   // This check is about presence only. Its ok line names no file and no verdict on the text, so it
   // cannot read as "the description is fine" above the FAIL lines of the checks that read the text.

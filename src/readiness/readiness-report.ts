@@ -1,17 +1,17 @@
-import { checksPass, type CheckResult } from '../core/checks.js';
+import { itemsPass, type ReportItem } from '../core/report-items.js';
 import { isUserError } from '../core/errors.js';
-import { policyChecks } from './policy.js';
-import { groupRuns, skippedChecks } from './skip.js';
+import { policyItems } from './policy.js';
+import { groupRuns, skippedItems } from './skip.js';
 import type { Context } from '../series/context.js';
-import { docsCheck } from './docs-build.js';
-import { FORMAT_CHECKS, formatCheckResults } from './format-versions.js';
-import { checkFormatting } from './formatting.js';
+import { docsItem } from './docs-build.js';
+import { FORMAT_CHECKS, formatReportItems } from './format-versions.js';
+import { runFormatting } from './formatting.js';
 import { typeCheckPr } from './metal-lane.js';
 import { readPolicyFiles } from './policy-files.js';
 import type { SuiteOptions } from '../build/suite.js';
-import { buildChecks } from './build-items.js';
+import { buildItems } from './build-items.js';
 
-export interface VerifyChecksOptions extends SuiteOptions {
+export interface ReadinessItemsOptions extends SuiteOptions {
   metalCpp?: string | undefined;
   jobs?: number | undefined;
   include?: string[] | undefined;
@@ -23,13 +23,13 @@ export interface VerifyChecksOptions extends SuiteOptions {
 
 export interface VerifyOutcome {
   ready: boolean;
-  checks: CheckResult[];
+  checks: ReportItem[];
   /** Check ids left out with `--skip`. */
   skipped: string[];
 }
 
 /** A check that could not run: the reason and its fix, from the error that stopped it. */
-function notChecked(id: string, title: string, error: unknown, required: boolean): CheckResult {
+function notChecked(id: string, title: string, error: unknown, required: boolean): ReportItem {
   if (!isUserError(error)) throw error;
   return {
     id,
@@ -41,9 +41,9 @@ function notChecked(id: string, title: string, error: unknown, required: boolean
   };
 }
 
-async function formatStep(ctx: Context): Promise<CheckResult[]> {
+async function formatStep(ctx: Context): Promise<ReportItem[]> {
   try {
-    return formatCheckResults((await checkFormatting(ctx)).report);
+    return formatReportItems((await runFormatting(ctx)).report);
   } catch (error) {
     return [
       notChecked(FORMAT_CHECKS.cpp.id, FORMAT_CHECKS.cpp.title, error, true),
@@ -58,7 +58,7 @@ async function formatStep(ctx: Context): Promise<CheckResult[]> {
  * asked, it is reported as not checked without failing verify: the lane
  * needs clang 19 and metal-cpp, which a Linux-only contributor may not have.
  */
-async function metalStep(ctx: Context, options: VerifyChecksOptions): Promise<CheckResult> {
+async function metalStep(ctx: Context, options: ReadinessItemsOptions): Promise<ReportItem> {
   const title = 'Metal type-check (check-metal)';
   const asked = options.metalCpp !== undefined || options.requireMetal === true;
   try {
@@ -93,14 +93,14 @@ async function metalStep(ctx: Context, options: VerifyChecksOptions): Promise<Ch
 }
 
 /** Every check an upstream PR must pass, in order, less the ones left out; ready when every required one passes. */
-export async function verifyChecks(ctx: Context, options: VerifyChecksOptions): Promise<VerifyOutcome> {
-  const skipped = skippedChecks(options.skip ?? []);
-  const checks: CheckResult[] = [
+export async function readinessItems(ctx: Context, options: ReadinessItemsOptions): Promise<VerifyOutcome> {
+  const skipped = skippedItems(options.skip ?? []);
+  const checks: ReportItem[] = [
     ...(groupRuns('format', skipped) ? await formatStep(ctx) : []),
     ...(groupRuns('metal-typecheck', skipped) ? [await metalStep(ctx, options)] : []),
-    ...(groupRuns('docs', skipped) ? [await docsCheck(ctx, ctx.env)] : []),
-    ...(groupRuns('pr-text', skipped) ? policyChecks(await readPolicyFiles(ctx.projectRoot)) : []),
-    ...(groupRuns('build', skipped) ? await buildChecks(ctx, options, skipped) : []),
+    ...(groupRuns('docs', skipped) ? [await docsItem(ctx, ctx.env)] : []),
+    ...(groupRuns('pr-text', skipped) ? policyItems(await readPolicyFiles(ctx.projectRoot)) : []),
+    ...(groupRuns('build', skipped) ? await buildItems(ctx, options, skipped) : []),
   ].filter((c) => !skipped.includes(c.id));
-  return { ready: checksPass(checks), checks, skipped };
+  return { ready: itemsPass(checks), checks, skipped };
 }

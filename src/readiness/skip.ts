@@ -19,7 +19,7 @@ export const VERIFY_CHECK_IDS: readonly string[] = Object.values(VERIFY_GROUPS).
 export const SKIP_NAMES: readonly string[] = [...new Set([...Object.keys(VERIFY_GROUPS), ...VERIFY_CHECK_IDS])];
 
 /** The check ids that `--skip <names>` leaves out, in report order. */
-export function skippedChecks(names: readonly string[]): string[] {
+export function skippedItems(names: readonly string[]): string[] {
   const ids = new Set(names.flatMap((name) => (name in VERIFY_GROUPS ? VERIFY_GROUPS[name as VerifyGroup] : [name])));
   return VERIFY_CHECK_IDS.filter((id) => ids.has(id));
 }

@@ -2,18 +2,8 @@ import type { Conflict } from './conflict.js';
 import { plannedPaths } from './plan.js';
 import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
 import type { Context } from './context.js';
-import { classifyHead, type HeadState } from './checkout-state.js';
+import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './checkout-state.js';
 import { buildTree } from './tree.js';
-
-export type ApplyState =
-  | 'no-checkout'
-  | 'no-files'
-  | 'not-applied'
-  | 'applied'
-  | 'outdated'
-  | 'foreign-head'
-  | 'missing-pinned-commit'
-  | 'unmerged';
 
 export interface StatusData {
   command: 'status';
@@ -23,7 +13,7 @@ export interface StatusData {
   head: string | null;
   base: string | null;
   branch: string | null;
-  state: ApplyState;
+  state: CheckoutState;
   /** Planned paths whose content in the working tree differs from the rendered series. */
   differs: string[];
   dirty: Array<{ path: string; code: string }>;
@@ -70,16 +60,7 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
     const built = await buildTree(git, plan);
     data.conflicts = built.conflicts;
     if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));
-    data.state =
-      head.kind === 'applied'
-        ? head.inputHash === plan.inputHash
-          ? 'applied'
-          : 'outdated'
-        : head.kind === 'foreign'
-          ? 'foreign-head'
-          : head.kind === 'empty'
-            ? 'no-files'
-            : 'not-applied';
+    data.state = headCheckoutState(head, () => plan.inputHash);
   }
   if (data.unmerged.length > 0) data.state = 'unmerged';
   return data;

@@ -6,11 +6,8 @@ import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
 import { lockOwner } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
 import type { WorkdirLayout } from '../core/workdir.js';
-import { classifyHead } from './checkout-state.js';
+import { classifyHead, headCheckoutState, type CheckoutState } from './checkout-state.js';
 import { loadContext, type ContextOptions } from './context.js';
-
-export type CheckoutState =
-  'no-checkout' | 'no-files' | 'pinned' | 'applied-current' | 'applied-outdated' | 'foreign' | 'unknown';
 
 export interface InterruptDetails {
   command: string;
@@ -26,10 +23,12 @@ export interface InterruptDetails {
 const stateText: Record<CheckoutState, string> = {
   'no-checkout': 'does not exist',
   'no-files': 'has the pinned commit fetched but no files checked out yet',
-  pinned: 'is the clean pinned commit (the series is not applied)',
-  'applied-current': 'holds the applied series (current)',
-  'applied-outdated': 'holds an applied series that is not current (templates/ or patches/ changed since)',
-  foreign: 'has a HEAD that is neither the pinned commit nor an applied series',
+  'not-applied': 'is the clean pinned commit (the series is not applied)',
+  applied: 'holds the applied series (current)',
+  outdated: 'holds an applied series that is not current (templates/ or patches/ changed since)',
+  'foreign-head': 'has a HEAD that is neither the pinned commit nor an applied series',
+  'missing-pinned-commit': 'does not hold the pinned commit',
+  unmerged: 'has files with unresolved merge conflicts',
   unknown: 'could not be read',
 };
 
@@ -63,12 +62,8 @@ export async function interruptedError(
       const head = await classifyHead(git, ctx.config.upstream.commit);
       details.checkout.head = head.kind === 'empty' ? null : head.commit;
       details.checkout.uncommitted = (await git.status()).map((e) => e.path);
-      if (head.kind === 'pinned') details.checkout.state = 'pinned';
-      else if (head.kind === 'applied') {
-        const { plan } = await ctx.project();
-        details.checkout.state = head.inputHash === plan.inputHash ? 'applied-current' : 'applied-outdated';
-      } else if (head.kind === 'foreign') details.checkout.state = 'foreign';
-      else details.checkout.state = 'no-files';
+      const { plan } = await ctx.project();
+      details.checkout.state = headCheckoutState(head, () => plan.inputHash);
     }
   } catch {
     // The state stays "unknown"; the report must not fail on top of the interrupt.

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
 import { loadContext } from '../../src/series/context.js';
-import { checkDocs } from '../../src/readiness/docs-build.js';
+import { buildDocsReport } from '../../src/readiness/docs-build.js';
 import { REPO_ROOT, runCli, tempDir } from '../support/repos.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
 
@@ -38,7 +38,7 @@ describe.skipIf(repo === null || !sphinx)(describeName(name), () => {
       workdir,
       logger: createLogger({ stream: new PassThrough() }),
     });
-    const report = await checkDocs(ctx, env);
+    const report = await buildDocsReport(ctx, env);
     expect(report.files).toEqual([
       {
         path: 'docs/src/dev/extensions.rst',

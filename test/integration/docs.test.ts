@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/adapters/log.js';
 import { loadContext } from '../../src/series/context.js';
 import { VERIFY_CHECK_IDS, VERIFY_GROUPS } from '../../src/readiness/skip.js';
-import { checkDocs } from '../../src/readiness/docs-build.js';
+import { buildDocsReport } from '../../src/readiness/docs-build.js';
 import { makeProject, makeUpstream, pathWith, runCli } from '../support/repos.js';
 
 function findSphinxBuild(): string | null {
@@ -53,7 +53,7 @@ async function apply(): Promise<void> {
 }
 async function docs() {
   const env = { PATH: process.env['PATH'] };
-  return checkDocs(
+  return buildDocsReport(
     await loadContext({
       cwd: project,
       env,
@@ -183,17 +183,17 @@ describe.skipIf(sphinxBuild === null)(`docs check with Sphinx${skipReason}`, () 
   });
 
   it('takes sphinx-build from SPHINXBUILD before PATH', async () => {
-    const docsCheck = async (env: Record<string, string>) =>
+    const docsItem = async (env: Record<string, string>) =>
       (await runCli(['verify', '--json'], { cwd: project, env })).json.checks.find(
         (c: { id: string }) => c.id === 'docs',
       );
-    expect(await docsCheck({ PATH: pathWith('git'), SPHINXBUILD: sphinxBuild as string })).toMatchObject({
+    expect(await docsItem({ PATH: pathWith('git'), SPHINXBUILD: sphinxBuild as string })).toMatchObject({
       status: 'pass',
     });
     const bin = pathWith('git');
     symlinkSync(sphinxBuild as string, path.join(bin, 'sphinx-build'));
     const missing = path.join(bin, 'no-sphinx-build');
-    expect(await docsCheck({ PATH: bin, SPHINXBUILD: missing })).toMatchObject({
+    expect(await docsItem({ PATH: bin, SPHINXBUILD: missing })).toMatchObject({
       status: 'not-checked',
       required: true,
       detail: `${PAGE}, ${NEW_PAGE}: not checked: ${missing} not found`,

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { BLAS_SEARCH, checkBlas } from '../../src/readiness/doctor-checks.js';
+import { BLAS_SEARCH, inspectBlas } from '../../src/readiness/doctor-checks.js';
 import { FIXTURES, pathWith, runCli, tempDir } from '../support/repos.js';
 
 const byId = (json: { checks: Array<{ id: string; status: string }> }) =>
@@ -120,7 +120,10 @@ describe.skipIf(!blasInstalled)(
     });
 
     it("reads ldconfig's cache by its full path when the library folders are not the usual ones", async () => {
-      const check = await checkBlas({ PATH: '/usr/local/bin:/usr/bin:/bin' }, 'linux', { ...BLAS_SEARCH, libDirs: [] });
+      const check = await inspectBlas({ PATH: '/usr/local/bin:/usr/bin:/bin' }, 'linux', {
+        ...BLAS_SEARCH,
+        libDirs: [],
+      });
       expect(check).toMatchObject({ status: 'pass', detail: 'cblas.h, lapacke.h, libblas, liblapack' });
     });
   },
@@ -133,7 +136,7 @@ describe.skipIf(process.platform !== 'linux')(
   () => {
     it('names what is missing and the packages that provide it', async () => {
       const empty = tempDir();
-      const check = await checkBlas({ PATH: '/usr/bin:/bin' }, 'linux', {
+      const check = await inspectBlas({ PATH: '/usr/bin:/bin' }, 'linux', {
         headerDirs: [empty],
         libDirs: [empty],
         ldconfig: [path.join(empty, 'ldconfig')],

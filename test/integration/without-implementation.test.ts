@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import type { CheckResult } from '../../src/core/checks.js';
+import type { ReportItem } from '../../src/core/report-items.js';
 import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
 import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
@@ -25,10 +25,10 @@ const write = (file: string, text: string) => {
   writeFileSync(path.join(project, file), text);
 };
 
-async function buildChecks() {
+async function buildItems() {
   expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
   const result = await runCli(['verify', '--offline', '--json'], { cwd: project, env });
-  const checks = result.json.checks as CheckResult[];
+  const checks = result.json.checks as ReportItem[];
   const find = (id: string) => {
     const check = checks.find((c) => c.id === id);
     if (!check) throw new Error(`verify reported no ${id} check`);
@@ -50,7 +50,7 @@ describe.skipIf(!hasTools)(
     it('without --offline and without network, the build check gives the whole reason and names --offline', async () => {
       expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
       const result = await runCli(['verify', '--json'], { cwd: project, env });
-      const linux = (result.json.checks as CheckResult[]).find((c) => c.id === 'linux-build');
+      const linux = (result.json.checks as ReportItem[]).find((c) => c.id === 'linux-build');
       expect(linux).toMatchObject({ status: 'fail', required: true });
       expect(linux?.detail).toContain('127.0.0.1:9 (http://127.0.0.1:9/doctest.git in tests/CMakeLists.txt)');
       expect(linux?.fix).toContain('--offline');
@@ -60,7 +60,7 @@ describe.skipIf(!hasTools)(
 
     it('passes when the new test does not compile without the implementation', async () => {
       write('templates/tests/new_tests.cpp', MUL_TEST);
-      const { linux, without } = await buildChecks();
+      const { linux, without } = await buildItems();
       expect(linux).toMatchObject({ status: 'pass' });
       expect(linux.detail).toContain('1 new test(s) passing');
       expect(without).toMatchObject({ status: 'pass' });
@@ -70,7 +70,7 @@ describe.skipIf(!hasTools)(
     it('reuses the saved suite results and the saved result without the implementation while nothing changed', async () => {
       const tree = path.join(project, '.work', 'without-implementation', 'mlx');
       rmSync(tree, { recursive: true, force: true });
-      const { linux, without } = await buildChecks();
+      const { linux, without } = await buildItems();
       expect(linux.detail).toContain('saved results');
       expect(without).toMatchObject({ status: 'pass' });
       expect(without.detail).toContain('do not compile');
@@ -81,7 +81,7 @@ describe.skipIf(!hasTools)(
 
     it('fails when a new test passes without the implementation', async () => {
       write('templates/tests/new_tests.cpp', ADD_TEST);
-      const { linux, without, code } = await buildChecks();
+      const { linux, without, code } = await buildItems();
       expect(linux).toMatchObject({ status: 'pass' });
       expect(without).toMatchObject({
         status: 'fail',
@@ -92,7 +92,7 @@ describe.skipIf(!hasTools)(
 
     it('fails the build check on a new failure', async () => {
       write('templates/tests/new_tests.cpp', MUL_TEST.replace('42', '43'));
-      const { linux } = await buildChecks();
+      const { linux } = await buildItems();
       expect(linux.status).toBe('fail');
       expect(linux.detail).toContain('1 failing new test(s)');
     });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   describeWarning,
-  docsCheckResult,
+  docsReportItem,
   docsRoot,
   locateWarnings,
   newWarnings,
@@ -204,7 +204,7 @@ describe('docs root and configuration', () => {
   });
 });
 
-describe('docsCheckResult', () => {
+describe('docsReportItem', () => {
   const file = {
     path: 'docs/src/dev/extensions.rst',
     origins: ['patches/0004.patch'],
@@ -216,11 +216,11 @@ describe('docsCheckResult', () => {
   const sphinx = { command: 'sphinx-build', version: '5.3.0' };
 
   it('passes with no pages, and says what it did not count', () => {
-    expect(docsCheckResult({ sphinx: null, reason: null, files: [] })).toMatchObject({
+    expect(docsReportItem({ sphinx: null, reason: null, files: [] })).toMatchObject({
       status: 'pass',
       detail: 'no .rst files in the PR',
     });
-    const ok = docsCheckResult({ sphinx, reason: null, files: [file] });
+    const ok = docsReportItem({ sphinx, reason: null, files: [file] });
     expect(ok.status).toBe('pass');
     expect(ok.detail).toContain('sphinx-build 5.3.0 (dummy builder, minimal configuration');
     expect(ok.detail).toContain('2 warning(s) also in the pinned file not counted');
@@ -232,7 +232,7 @@ describe('docsCheckResult', () => {
       reason: 'sphinx-build not found',
       files: [{ ...file, baseline: null, patched: null }],
     };
-    expect(docsCheckResult(report)).toEqual({
+    expect(docsReportItem(report)).toEqual({
       id: 'docs',
       title: 'Docs build (Sphinx)',
       status: 'not-checked',
@@ -251,13 +251,13 @@ describe('docsCheckResult', () => {
       origin: { kind: 'series' as const, file: 'patches/0004.patch', line: 12 },
       near: null,
     };
-    const failed = docsCheckResult({ sphinx, reason: null, files: [{ ...file, newWarnings: [warning] }] });
+    const failed = docsReportItem({ sphinx, reason: null, files: [{ ...file, newWarnings: [warning] }] });
     expect(failed).toMatchObject({ status: 'fail', required: true });
     expect(failed.detail).toBe(
       '1 new Sphinx warning(s): docs/src/dev/extensions.rst:830 (patches/0004.patch:12): ERROR: Unknown directive type "x".',
     );
     expect(
-      docsCheckResult({ sphinx, reason: null, files: [{ ...file, failure: 'sphinx-build exited with 2: boom' }] }),
+      docsReportItem({ sphinx, reason: null, files: [{ ...file, failure: 'sphinx-build exited with 2: boom' }] }),
     ).toMatchObject({ status: 'fail', detail: `${file.path}: sphinx-build exited with 2: boom` });
   });
 });

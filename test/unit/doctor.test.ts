@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import type { CheckResult } from '../../src/core/checks.js';
+import type { ReportItem } from '../../src/core/report-items.js';
 import { askedCommands, doctorReport } from '../../src/readiness/doctor-report.js';
 
-const check = (id: string, status: CheckResult['status'], title = id): CheckResult => ({
+const check = (id: string, status: ReportItem['status'], title = id): ReportItem => ({
   id,
   title,
   status,

@@ -3,8 +3,8 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { formatChecks } from '../../src/core/checks.js';
-import { disclosureText, findPlaceholders, policyChecks, type PolicyFile } from '../../src/readiness/policy.js';
+import { formatItems } from '../../src/core/report-items.js';
+import { disclosureText, findPlaceholders, policyItems, type PolicyFile } from '../../src/readiness/policy.js';
 import { FIXTURES } from '../support/repos.js';
 
 // A copy of the templates the package ships in pr/. The user writes over pr/ (the README says so),
@@ -13,7 +13,7 @@ const shipped = (name: string): PolicyFile => ({
   path: `pr/${name}`,
   text: readFileSync(path.join(FIXTURES, 'pr', name), 'utf8'),
 });
-const byId = (files: PolicyFile[]) => Object.fromEntries(policyChecks(files).map((c) => [c.id, c]));
+const byId = (files: PolicyFile[]) => Object.fromEntries(policyItems(files).map((c) => [c.id, c]));
 
 const written = `## Proposed changes
 
@@ -84,7 +84,7 @@ describe('PR policy checks', () => {
   });
 
   it('never prints an ok line about the files that FAIL lines below it are about', () => {
-    const lines = formatChecks(policyChecks([shipped('description.md'), shipped('commit-message.txt')]));
+    const lines = formatItems(policyItems([shipped('description.md'), shipped('commit-message.txt')]));
     const failing = lines.filter((l) => l.startsWith('FAIL'));
     expect(failing.length).toBeGreaterThan(0);
     for (const ok of lines.filter((l) => l.startsWith('ok'))) {

@@ -1,12 +1,12 @@
 import { isUserError } from './errors.js';
 
 /** One line of a readiness or environment report (`doctor`, `verify`). */
-export type CheckStatus = 'pass' | 'fail' | 'warn' | 'not-checked';
+export type ItemStatus = 'pass' | 'fail' | 'warn' | 'not-checked';
 
-export interface CheckResult {
+export interface ReportItem {
   id: string;
   title: string;
-  status: CheckStatus;
+  status: ItemStatus;
   /** What was found, in one or two sentences. */
   detail: string;
   /** The command or edit that fixes a failure. */
@@ -15,10 +15,10 @@ export interface CheckResult {
   required: boolean;
 }
 
-const mark: Record<CheckStatus, string> = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', 'not-checked': 'n/c ' };
+const mark: Record<ItemStatus, string> = { pass: 'ok  ', fail: 'FAIL', warn: 'warn', 'not-checked': 'n/c ' };
 
 /** One line per check, its fix below it; a detail of several lines (a tool's output) is indented under the check. */
-export function formatChecks(checks: readonly CheckResult[]): string[] {
+export function formatItems(checks: readonly ReportItem[]): string[] {
   return checks.flatMap((c) => {
     const [first = '', ...rest] = c.detail.split('\n');
     const lines = [`${mark[c.status]} ${c.title}: ${first}`, ...rest.map((l) => `     ${l}`)];
@@ -28,12 +28,12 @@ export function formatChecks(checks: readonly CheckResult[]): string[] {
 }
 
 /** True when every required check passed. */
-export function checksPass(checks: readonly CheckResult[]): boolean {
+export function itemsPass(checks: readonly ReportItem[]): boolean {
   return checks.every((c) => !c.required || c.status === 'pass');
 }
 
 /** A check that an expected failure (a UserError) stopped: failed, with its message and hint. Other errors are thrown. */
-export function failedCheck(base: Pick<CheckResult, 'id' | 'title' | 'required'>, error: unknown): CheckResult {
+export function failedItem(base: Pick<ReportItem, 'id' | 'title' | 'required'>, error: unknown): ReportItem {
   if (!isUserError(error)) throw error;
   return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
 }

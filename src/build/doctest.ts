@@ -1,5 +1,7 @@
 /** Results of one doctest run, read from its XML reporter output. */
 
+import { editDistance } from '../core/closest.js';
+
 export type CaseStatus = 'passed' | 'failed' | 'skipped' | 'crashed';
 
 export interface Failure {
@@ -185,23 +187,6 @@ function words(text: string): string[] {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((w) => w.length >= 2);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row.push(
-        Math.min(
-          (previous[j] as number) + 1,
-          (row[j - 1] as number) + 1,
-          (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-        ),
-      );
-    previous = row;
-  }
-  return previous[b.length] as number;
 }
 
 /**

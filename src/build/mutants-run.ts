@@ -8,7 +8,8 @@ import { failedItem, type ReportItem } from '../core/report-items.js';
 import type { CaseResult } from './doctest.js';
 import { isUserError, UserError } from '../core/errors.js';
 import { mutate, MUTANTS_FILE, parseMutants, type Mutant } from './mutants.js';
-import { templateVariables } from '../series/config.js';
+import { CONFIG_FILE, isTestPath, seriesRoles, templateVariables } from '../series/config.js';
+import { plannedPaths } from '../series/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './cmake.js';
 import { prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
@@ -35,16 +36,50 @@ export interface MutantOutcome {
 interface Runner {
   kind: MutantOutcome['runner'];
   spec: BuildSpec;
+  filter?: string;
   sourceFile?: string;
+}
+
+/** The test files the series adds or changes (its test role), as doctest source-file filters. */
+async function seriesTestFiles(ctx: Context): Promise<string[]> {
+  const roles = seriesRoles(ctx.config);
+  return plannedPaths((await ctx.project()).plan).filter((p) => isTestPath(roles, p));
+}
+
+/**
+ * One runner per judge: the twin (on a Mac, the Metal-only test files in the
+ * real suite), a doctest filter, or the series' own test files. Mutants with
+ * the same judge share a runner, so its unmutated run happens once.
+ */
+function runnersOf(ctx: Context, spec: BuildSpec, testFiles: readonly string[]): (m: Mutant) => Runner {
+  const runners = new Map<string, Runner>();
+  const sourceFilter = (files: readonly string[]) => files.map((f) => `*/${f}`).join(',');
+  return (m) => {
+    const key = m.judge.kind === 'tests' ? `tests:${m.judge.filter}` : m.judge.kind;
+    let runner = runners.get(key);
+    if (runner === undefined) {
+      const metal = seriesRoles(ctx.config).metal;
+      runner =
+        m.judge.kind === 'twin'
+          ? ctx.platform === 'darwin'
+            ? { kind: 'suite', spec, sourceFile: sourceFilter(metal?.tests ?? []) }
+            : { kind: 'twin', spec: twinSpec(spec) }
+          : m.judge.kind === 'tests'
+            ? { kind: 'suite', spec, filter: m.judge.filter }
+            : { kind: 'suite', spec, sourceFile: sourceFilter(testFiles) };
+      runners.set(key, runner);
+    }
+    return runner;
+  };
 }
 
 /**
  * verify's mutant check: each mutant in mutants.json is a small edit to the
  * PR's implementation that the tests must notice. Each is built in a scratch
  * worktree of the applied series (never the checkout), only the edited unit
- * recompiles, and the cases that pass unmutated are run: the PR's Metal-only
- * cases on the host twin for a Metal source (on macOS in the real Metal
- * suite), the suite's new always-built cases for any other file.
+ * recompiles, and the cases that pass unmutated are run: those of the
+ * mutant's judge (the Metal-only cases on the host twin, or on a Mac in the
+ * real suite; a doctest filter; by default the series' own test files).
  */
 export async function mutantsItem(ctx: Context, options: SuiteOptions): Promise<ReportItem> {
   const base = { id: 'mutants', title: MUTANTS_TITLE, required: true };
@@ -69,7 +104,16 @@ async function runMutants(
       detail: `no ${MUTANTS_FILE} in the project`,
       fix: `List small edits to the implementation that the tests must catch in ${MUTANTS_FILE} (README: "Mutants").`,
     };
-  const mutants = parseMutants(text, file, templateVariables(ctx.config.variables));
+  const mutants = parseMutants(text, file, templateVariables(ctx.config));
+  if (mutants.length === 0)
+    return { ...base, status: 'not-checked', required: false, detail: `not applicable: no mutants in ${MUTANTS_FILE}` };
+  const twinJudged = mutants.filter((m) => m.judge.kind === 'twin');
+  if (twinJudged.length > 0 && seriesRoles(ctx.config).metal === null)
+    throw new UserError(
+      'CONFIG_INVALID',
+      `${MUTANTS_FILE}: ${twinJudged.map((m) => `"${m.name}"`).join(', ')} ${twinJudged.length === 1 ? 'is' : 'are'} judged by the Metal twin, but the config has no Metal role.`,
+      { hint: `Declare roles.metal in ${CONFIG_FILE}, or give these mutants another judge ({"tests": "<doctest filter>"}).` },
+    );
   const { git } = await requireAppliedCheckout(ctx, {
     hint: ', so the mutants edit what templates/ and patches/ say.',
   });
@@ -123,25 +167,15 @@ async function runMutants(
     const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
     await configureIfNeeded(spec, ctx.log);
 
-    const v = ctx.config.variables;
-    const metalSources = [v.source_path];
-    const onMac = ctx.platform === 'darwin';
-    const suiteRunner: Runner = {
-      kind: 'suite',
-      spec,
-      sourceFile: [v.stub_test_file, ...(onMac ? [v.metal_test_file] : [])].map((f) => `*/${f}`).join(','),
-    };
-    const twinRunner: Runner = onMac ? suiteRunner : { kind: 'twin', spec: twinSpec(spec) };
-    if (!onMac && mutants.some((m) => metalSources.includes(m.file))) await verifyTwinPossible(ctx, spec);
-    const runnerFor = (m: Mutant) => (metalSources.includes(m.file) ? twinRunner : suiteRunner);
-
+    const runnerFor = runnersOf(ctx, spec, await seriesTestFiles(ctx));
+    if (ctx.platform !== 'darwin' && mutants.some((m) => m.judge.kind === 'twin')) await verifyTwinPossible(ctx, spec);
     // The cases that pass without a mutant are the ones that can kill one.
     const runners = [...new Set(mutants.map(runnerFor))];
     const passing = new Map<Runner, { names: string[]; seconds: number }>();
     for (const runner of runners) {
       await build(ctx, runner);
       const start = Date.now();
-      const run = await runDoctest(runner.spec, ctx.log, { sourceFile: runner.sourceFile });
+      const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
       const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
       if (failing.length)
         throw new UserError(
@@ -201,7 +235,11 @@ async function judge(
   }
   // A mutant can hang a case (a wait that never ends): that kills it too.
   const timeoutMs = Math.max(20_000, passing.seconds * 20_000);
-  const run = await runDoctest(runner.spec, ctx.log, { sourceFile: runner.sourceFile, timeoutMs });
+  const run = await runDoctest(runner.spec, ctx.log, {
+    filter: runner.filter,
+    sourceFile: runner.sourceFile,
+    timeoutMs,
+  });
   const byName = new Map<string, CaseResult>(run.cases.map((c) => [c.name, c]));
   const killers = passing.names.filter((n) => byName.get(n)?.status !== 'passed');
   return { ...outcome, result: killers.length ? 'killed' : 'survived', by: killers };

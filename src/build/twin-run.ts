@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { seriesRoles } from '../series/config.js';
+
 import { ifAbsent } from '../adapters/files.js';
 import { PACKAGE_ROOT } from '../adapters/package-root.js';
 import { classify, summarize, type ClassifiedCase, type Summary } from './baseline.js';
@@ -32,16 +34,16 @@ export const TWIN_DIR = path.join(PACKAGE_ROOT, 'twin');
  * Metal-only cases run for real.
  */
 export function twinBuildArgs(ctx: Context): string[] {
-  if (ctx.platform === 'darwin') return [];
-  const v = ctx.config.variables;
+  const metal = seriesRoles(ctx.config).metal;
+  if (ctx.platform === 'darwin' || metal === null) return [];
   return twinCmakeArgs({
     cmakeModule: path.join(TWIN_DIR, 'metal-twin.cmake'),
     includeDir: TWIN_DIR,
     library: ctx.config.build.library,
     testsTarget: ctx.config.build.target,
     main: ctx.config.build.testMain,
-    sources: [v.source_path],
-    testSources: [v.metal_test_file],
+    sources: metal.sources,
+    testSources: metal.tests,
   });
 }
 

@@ -1,7 +1,11 @@
 import { withLock } from '../adapters/lock.js';
 import { failedItem, type ReportItem } from '../core/report-items.js';
 import { isUserError, UserError } from '../core/errors.js';
-import type { ApplyPlan } from '../series/plan.js';
+import type { Git } from '../adapters/git.js';
+import { joinPatch, sectionPath, splitPatch } from '../core/patch.js';
+import { changedLines, casesAtLines } from '../core/test-cases.js';
+import { isTestPath, NO_METAL_ROLE, seriesRoles } from '../series/config.js';
+import { plannedPaths, type ApplyPlan } from '../series/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest } from '../build/cmake.js';
 import { prepareWorktree } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
@@ -27,29 +31,20 @@ export async function buildItems(
   const checks = [suite.check];
   if (!skipped.includes('tests-fail-without-implementation'))
     checks.push(await withoutImplementation(ctx, options, suite.data));
-  const metalTests = (await ctx.project()).plan.files.some((f) => f.path === ctx.config.variables.metal_test_file);
-  const twin = skipped.includes('metal-twin') ? null : await twinItem(ctx, options, suite.data, metalTests);
+  const twin = skipped.includes('metal-twin') ? null : await twinItem(ctx, options, suite.data);
   if (twin) checks.push(twin);
   if (!skipped.includes('mutants')) {
     const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
     checks.push(
-      !metalTests
+      blocked
         ? {
             id: 'mutants',
             title: MUTANTS_TITLE,
             status: 'not-checked',
-            required: false,
-            detail: 'the series adds no Metal-only test file: no implementation to mutate',
+            detail: 'needs a passing Linux build and Metal twin run first',
+            required: true,
           }
-        : blocked
-          ? {
-              id: 'mutants',
-              title: MUTANTS_TITLE,
-              status: 'not-checked',
-              detail: 'needs a passing Linux build and Metal twin run first',
-              required: true,
-            }
-          : await mutantsItem(ctx, options),
+        : await mutantsItem(ctx, options),
     );
   }
   return checks;
@@ -63,7 +58,6 @@ async function twinItem(
   ctx: Context,
   options: BuildItemOptions,
   full: TestData | null,
-  metalTests: boolean,
 ): Promise<ReportItem> {
   const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
   if (ctx.platform === 'darwin')
@@ -73,13 +67,8 @@ async function twinItem(
       required: false,
       detail: 'not needed on macOS: the suite runs the Metal-only cases on Metal',
     };
-  if (!metalTests)
-    return {
-      ...base,
-      status: 'not-checked',
-      required: false,
-      detail: `the series adds no Metal-only test file (${ctx.config.variables.metal_test_file}): nothing to run on the twin`,
-    };
+  if (seriesRoles(ctx.config).metal === null)
+    return { ...base, status: 'not-checked', required: false, detail: NO_METAL_ROLE };
   if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
   try {
     const { data } = await runSuite(ctx, { ...options, tests: undefined, metalTwin: true, suite: false });
@@ -143,15 +132,43 @@ async function linuxBuild(
   }
 }
 
-/** The part of the series that only adds or changes tests. */
-export function testsOnlyPlan(plan: ApplyPlan, testFiles: readonly string[]): ApplyPlan {
-  const isTest = (file: string) => testFiles.includes(file) || file.startsWith('tests/');
+/**
+ * The part of the series that adds or changes tests: the templates and the
+ * file sections of each patch that lie in the test role. A patch that mixes
+ * implementation and tests keeps only its test files.
+ */
+export function testsOnlyPlan(plan: ApplyPlan, isTest: (file: string) => boolean): ApplyPlan {
+  const patches = plan.patches.flatMap((p) => {
+    const split = splitPatch(p.text, `patches/${p.name}`);
+    const sections = split.sections.filter((section) => {
+      const file = sectionPath(section);
+      return file !== null && isTest(file);
+    });
+    if (sections.length === 0) return [];
+    return [{ ...p, text: joinPatch({ ...split, sections }), files: p.files.filter((f) => isTest(f.path)) }];
+  });
   return {
     ...plan,
     files: plan.files.filter((f) => isTest(f.path)),
-    patches: plan.patches.filter((p) => p.files.every((f) => isTest(f.path))),
+    patches,
     inputHash: `${plan.inputHash}-tests-only`,
   };
+}
+
+/**
+ * The existing cases the series edits: the `TEST_CASE`s of the test files it
+ * patches (files that exist at the pin) whose lines it changes.
+ */
+async function changedCases(git: Git, pinned: string, head: string, testFiles: readonly string[]): Promise<string[]> {
+  const names = new Set<string>();
+  for (const file of testFiles) {
+    if ((await git.fileAt(pinned, file)) === null) continue;
+    const text = await git.fileAt(head, file);
+    if (text === null) continue;
+    const diff = await git.raw(['diff', '--no-color', '--no-ext-diff', '-U0', pinned, head, '--', file]);
+    for (const name of casesAtLines(text, changedLines(diff))) names.add(name);
+  }
+  return [...names];
 }
 
 async function withoutImplementation(
@@ -161,54 +178,70 @@ async function withoutImplementation(
 ): Promise<ReportItem> {
   const base = {
     id: 'tests-fail-without-implementation',
-    title: 'New tests fail without the implementation',
+    title: 'New or changed tests fail without the implementation',
     required: true,
   };
-  if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
-  const newTests = full.cases
-    .filter((c) => c.classification === 'new-test-passed' || c.classification === 'new-test-failed')
-    .map((c) => c.name);
-  if (newTests.length === 0)
+  const roles = seriesRoles(ctx.config);
+  const isTest = (file: string) => isTestPath(roles, file);
+  const { plan } = await ctx.project();
+  const testFiles = plannedPaths(plan).filter(isTest);
+  if (testFiles.length === 0)
     return {
       ...base,
-      status: 'fail',
-      detail: 'the series adds no test case that this build runs',
-      fix: 'Add doctest cases for the new code',
+      status: 'not-checked',
+      required: false,
+      detail: `not applicable: the series changes no test (test paths: ${roles.tests.join(', ')})`,
     };
+  if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
 
   try {
-    // A result for exactly this series, these build options and these new tests is not built again.
+    const git = await ctx.checkout();
+    const head = git === null ? null : await git.head();
+    if (git === null || head === null)
+      throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
+    const pinned = ctx.config.upstream.commit;
+    // New cases are those the baseline lacks; changed ones are existing cases whose lines the series edits.
+    const added = full.cases
+      .filter((c) => c.classification === 'new-test-passed' || c.classification === 'new-test-failed')
+      .map((c) => c.name);
+    const changed = (await changedCases(git, pinned, head, testFiles)).filter((n) => !added.includes(n));
+    const judged = [...added, ...changed].sort();
+    if (judged.length === 0)
+      return {
+        ...base,
+        status: 'fail',
+        detail: `the series changes ${testFiles.join(', ')} but adds or changes no test case that this build runs`,
+        fix: 'Add doctest cases for the new code, or extend the case that covers it',
+      };
+    const notPassing = judged.filter((n) => full.cases.find((c) => c.name === n)?.status !== 'passed');
+    if (notPassing.length)
+      return {
+        ...base,
+        status: 'fail',
+        detail: `with the whole series these cases do not pass: ${notPassing.join(', ')}`,
+        fix: 'mlx-storage-pr test  (lists every failure)',
+      };
+
+    // A result for exactly this series, these build options and these cases is not built again.
     const setup = await prepareBuild(ctx, options);
     const resultsFile = ctx.layout.withoutImplementation.results(setup.key);
-    const inputs = JSON.stringify({
-      inputHash: (await ctx.project()).plan.inputHash,
-      key: setup.key,
-      newTests: [...newTests].sort(),
-    });
+    const inputs = JSON.stringify({ inputHash: plan.inputHash, key: setup.key, cases: judged });
     const saved = await readSavedItem(resultsFile, inputs);
     if (saved !== null)
       return { ...saved, detail: `${saved.detail} (saved result; the series and build options are unchanged)` };
+    const what = `${added.length} new and ${changed.length} changed case(s)`;
 
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
-    const check = await withLock(ctx.workdir, 'verify', async (): Promise<ReportItem> => {
-      const git = await ctx.checkout();
-      if (git === null)
-        throw new UserError('NOT_APPLIED', 'No checkout.', { hint: 'Run `mlx-storage-pr apply` first.' });
-      const vars = ctx.config.variables;
-      const plan = testsOnlyPlan((await ctx.project()).plan, [vars.metal_test_file, vars.stub_test_file]);
-      const built = await buildTree(git, plan);
+    const item = await withLock(ctx.workdir, 'verify', async (): Promise<ReportItem> => {
+      const built = await buildTree(git, testsOnlyPlan(plan, isTest));
       if (built.tree === null)
         return {
           ...base,
           status: 'fail',
           detail: 'the test changes do not apply on their own',
-          fix: 'Keep test edits in patches that touch only tests/',
+          fix: `Keep the test edits apart from the implementation's (the test paths: ${roles.tests.join(', ')})`,
         };
-      const commit = await git.commitTree(
-        built.tree,
-        ctx.config.upstream.commit,
-        'mlx-storage-pr: tests without the implementation',
-      );
+      const commit = await git.commitTree(built.tree, pinned, 'mlx-storage-pr: tests without the implementation');
 
       // Its own tree at the same depth as the others, so ccache reuses their objects.
       const tree = ctx.layout.withoutImplementation;
@@ -224,23 +257,22 @@ async function withoutImplementation(
         return {
           ...base,
           status: 'pass',
-          detail: `without the implementation the new tests do not compile (${first}); with it ${newTests.length} new case(s) build and run`,
+          detail: `without the implementation the tests do not compile (${first}); with it ${what} build and pass`,
         };
       }
       const run = await runDoctest(spec, ctx.log, {});
-      const passing = newTests.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
-      if (passing.length) {
+      const passing = judged.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
+      if (passing.length)
         return {
           ...base,
           status: 'fail',
-          detail: `these new cases pass without the implementation: ${passing.join(', ')}`,
-          fix: 'Make each new test check behaviour that only the implementation provides',
+          detail: `these cases pass without the implementation: ${passing.join(', ')}`,
+          fix: 'Make each new or changed test check behaviour that only the implementation provides',
         };
-      }
-      return { ...base, status: 'pass', detail: `all ${newTests.length} new case(s) fail without the implementation` };
+      return { ...base, status: 'pass', detail: `all ${what} fail without the implementation: ${judged.join(', ')}` };
     });
-    await savePassedItem(ctx, resultsFile, inputs, check);
-    return check;
+    await savePassedItem(ctx, resultsFile, inputs, item);
+    return item;
   } catch (error) {
     return failedItem(base, error);
   }

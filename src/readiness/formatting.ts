@@ -264,7 +264,7 @@ function changedLineCount(a: string, b: string): number {
  * must render to exactly the formatted files. Returns the project files written.
  */
 export async function writeFormatFixes(ctx: Context, run: FormatRun): Promise<string[]> {
-  const variables = templateVariables(ctx.config.variables);
+  const variables = templateVariables(ctx.config);
   const refused = run.fixable.filter((f) => f.refuse !== undefined);
   if (refused.length > 0) {
     throw new UserError(

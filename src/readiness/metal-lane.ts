@@ -22,6 +22,7 @@ import {
 } from './metal-flags.js';
 import { ensureCheckout, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
+import { seriesRoles } from '../series/config.js';
 import { requireMetalToolchain, resolveMetalCpp, type ClangToolchain } from './metal-toolchain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -142,16 +143,18 @@ async function lane(
   };
 }
 
-/** The PR's Metal-only TUs (`source_path`, `metal_test_file`) in the applied, current checkout. */
+/** The series' Metal-only TUs (its Metal role: sources and tests) in the applied, current checkout. */
 export async function typeCheckPr(ctx: Context, options: LaneOptions): Promise<LaneResult> {
   const clang = await requireMetalToolchain(ctx.env, ctx.log, ctx.platform);
   const pinned = ctx.config.upstream.commit;
   const { git } = await requireAppliedCheckout(ctx, { hint: '; check-metal type-checks the applied checkout.' });
-  const tus = [ctx.config.variables.source_path, ctx.config.variables.metal_test_file];
+  const metal = seriesRoles(ctx.config).metal;
+  if (metal === null) throw new Error('typeCheckPr needs a series with a Metal role');
+  const tus = [...metal.sources, ...metal.tests];
   for (const tu of tus) {
     if (!existsSync(path.join(git.dir, tu))) {
       throw new UserError('NOT_APPLIED', `${tu} is not in the checkout ${git.dir}.`, {
-        hint: 'Run `mlx-storage-pr apply`, or fix variables.source_path / metal_test_file.',
+        hint: 'Run `mlx-storage-pr apply`, or fix roles.metal in mlx-storage-pr.config.json.',
       });
     }
   }

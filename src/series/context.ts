@@ -76,10 +76,11 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
     cacheRoot: cacheRoot(options.env),
     project() {
       if (project === undefined) {
-        const loading = loadPlanInputs(projectRoot, ctx.config).then((inputs) => ({
-          inputs,
-          plan: buildPlan(inputs),
-        }));
+        const loading = loadPlanInputs(projectRoot, ctx.config).then((inputs) => {
+          const plan = buildPlan(inputs);
+          for (const warning of plan.warnings) log.warn(warning);
+          return { inputs, plan };
+        });
         // A failed read is not kept: the next call reports it again.
         loading.catch(() => {
           if (project === loading) project = undefined;

@@ -143,7 +143,7 @@ function blobAbbrev(patches: ReadonlyMap<string, string>): number {
  */
 export async function planExport(input: ExportInput): Promise<ExportPlan> {
   const { git, inputs, plan } = input;
-  const variables = templateVariables(inputs.config.variables);
+  const variables = templateVariables(inputs.config);
   const exported: ExportPlan['exported'] = [];
   const notExported: ExportPlan['notExported'] = [];
   const templates = new Map(inputs.templates.map((t) => [t.path, t.content]));

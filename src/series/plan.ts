@@ -4,7 +4,7 @@ import { templateVariables, type Config } from './config.js';
 import { UserError } from '../core/errors.js';
 import { verifyInsideCheckout } from '../core/paths.js';
 import { seriesSteps, type PatchStep } from '../core/patch.js';
-import { renderString } from './render.js';
+import { placeholdersIn, renderPatchText, renderTemplateText } from './render.js';
 import { parsePatchFiles, parseSeries, verifyUnifiedDiff, type PatchFile } from './series-file.js';
 
 /** Raw inputs read from the project: templates by relative path, patches by name. */
@@ -33,11 +33,13 @@ export interface ApplyPlan {
   patches: PlannedPatch[];
   /** Hash of everything that decides the result; recorded in the applied commit. */
   inputHash: string;
+  /** Things that render but may be mistakes (an undeclared `{{name}}` on an added line of a patch). */
+  warnings: string[];
 }
 
 /** Renders templates and patches. Pure: all file contents come in through `inputs`. */
 export function buildPlan(inputs: PlanInputs): ApplyPlan {
-  const variables = templateVariables(inputs.config.variables);
+  const variables = templateVariables(inputs.config);
   for (const [name, value] of Object.entries(variables)) {
     if (/[\r\n]/.test(value)) {
       throw new UserError('CONFIG_INVALID', `variables.${name} contains a line break.`, {
@@ -50,7 +52,9 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
   const seen = new Map<string, string>();
   for (const template of [...inputs.templates].sort((a, b) => a.path.localeCompare(b.path))) {
     const origin = `templates/${template.path}`;
-    const target = verifyInsideCheckout(renderString(template.path, variables, `${origin} (path)`), origin);
+    for (const name of placeholdersIn(template.path, variables))
+      verifyInsideCheckout(variables[name] as string, `variables.${name} (used in the path of ${origin})`);
+    const target = verifyInsideCheckout(renderTemplateText(template.path, variables, `${origin} (path)`), origin);
     const previous = seen.get(target);
     if (previous !== undefined) {
       throw new UserError('TEMPLATE_SYNTAX', `${origin} and ${previous} both render to ${target}.`, {
@@ -58,10 +62,11 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
       });
     }
     seen.set(target, origin);
-    files.push({ path: target, content: renderString(template.content, variables, origin), template: template.path });
+    files.push({ path: target, content: renderTemplateText(template.content, variables, origin), template: template.path });
   }
 
   const patches: PlannedPatch[] = [];
+  const warnings: string[] = [];
   for (const name of parseSeries(inputs.seriesText, 'patches/series')) {
     const raw = inputs.patches.get(name);
     if (raw === undefined) {
@@ -71,7 +76,9 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
     }
     const origin = `patches/${name}`;
     verifyUnifiedDiff(raw, origin);
-    const text = renderString(raw, variables, origin);
+    const rendered = renderPatchText(raw, variables, origin);
+    warnings.push(...rendered.warnings);
+    const text = rendered.text;
     const patchFiles = parsePatchFiles(text, origin);
     for (const file of patchFiles) {
       const owner = seen.get(file.path);
@@ -94,7 +101,9 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
   hash.update(inputs.config.upstream.commit);
   for (const file of files) hash.update(`\0file\0${file.path}\0${file.content}`);
   for (const patch of patches) hash.update(`\0patch\0${patch.name}\0${patch.text}`);
-  return { commit: inputs.config.upstream.commit, files, patches, inputHash: hash.digest('hex').slice(0, 16) };
+  return { commit: inputs.config.upstream.commit, files, patches, inputHash: hash.digest('hex').slice(0, 16),
+    warnings,
+  };
 }
 
 /** The paths the plan's patches change, in series order. */

@@ -1,42 +1,77 @@
+import { closestName } from '../core/closest.js';
 import { UserError } from '../core/errors.js';
 
 export type Variables = Readonly<Record<string, string>>;
 
-/** A `{{name}}` placeholder; the name is group 1. */
-export const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+/**
+ * A `{{name}}` placeholder, exactly: no spaces inside the braces. Whether it
+ * is a placeholder also depends on the name being declared; every other `{{`
+ * and `}}` is text (MLX's `{{0, 1}}`, Jinja's `{{ name }}`).
+ */
+export const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 
-/** Names of all `{{variable}}` placeholders in `text`, in order of first use. */
-export function placeholdersIn(text: string): string[] {
-  return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string))];
+/** Names of the declared `{{variable}}` placeholders in `text`, in order of first use. */
+export function placeholdersIn(text: string, variables: Variables): string[] {
+  return [
+    ...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string).filter((n) => Object.hasOwn(variables, n))),
+  ];
+}
+
+/** Replaces each declared `{{name}}`; anything else stays as it is. */
+export function renderDeclared(text: string, variables: Variables): string {
+  return text.replace(PLACEHOLDER, (match, name: string) =>
+    Object.hasOwn(variables, name) ? (variables[name] as string) : match,
+  );
+}
+
+/** "; did you mean {{x}}?" for an undeclared name, or nothing when no variable is declared. */
+function suggestion(name: string, variables: Variables): string {
+  const near = closestName(name, Object.keys(variables));
+  return near === null ? '' : ` (closest declared name: "${near}")`;
 }
 
 /**
- * Replaces every `{{name}}` in `text`. Strict: a name without a value, or a
- * stray `{{` / `}}` left after rendering, is an error that names the file.
+ * Renders a template's text or file name. Every `{{identifier}}` in a
+ * template is meant as a placeholder, so an undeclared one is an error that
+ * names the closest declared name.
  */
-export function renderString(text: string, variables: Variables, file: string): string {
-  const rendered = text.replace(PLACEHOLDER, (_match, name: string, offset: number) => {
-    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
-    if (value === undefined) {
-      const line = text.slice(0, offset).split('\n').length;
-      throw new UserError('TEMPLATE_VARIABLE', `${file}:${line}: unknown template variable "${name}".`, {
-        hint: `Add "${name}" to "variables" in mlx-storage-pr.config.json, or fix the name. Known variables: ${Object.keys(variables).sort().join(', ')}.`,
-        details: { file, line, variable: name },
-      });
-    }
-    return value;
-  });
-  const stray = /\{\{|\}\}/.exec(rendered);
-  if (stray) {
-    const line = rendered.slice(0, stray.index).split('\n').length;
+export function renderTemplateText(text: string, variables: Variables, file: string): string {
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    const name = match[1] as string;
+    if (Object.hasOwn(variables, name)) continue;
+    const line = text.slice(0, match.index).split('\n').length;
     throw new UserError(
-      'TEMPLATE_SYNTAX',
-      `${file}:${line}: malformed placeholder near "${rendered.slice(stray.index, stray.index + 20)}".`,
+      'TEMPLATE_VARIABLE',
+      `${file}:${line}: unknown template variable "${name}"${suggestion(name, variables)}.`,
       {
-        hint: 'Placeholders look like {{name}} with a name of letters, digits and underscores.',
-        details: { file, line },
+        hint: `Declare "${name}" in "variables" (or "derived") of mlx-storage-pr.config.json, or fix the name.`,
+        details: { file, line, variable: name, closest: closestName(name, Object.keys(variables)) },
       },
     );
   }
-  return rendered;
+  return renderDeclared(text, variables);
+}
+
+/**
+ * Renders a patch. Only declared names are placeholders: MLX code may hold
+ * `{{identifier}}` of its own. An undeclared one on an added line may be a
+ * typo, so it is reported as a warning (file, line, closest declared name).
+ */
+export function renderPatchText(
+  text: string,
+  variables: Variables,
+  file: string,
+): { text: string; warnings: string[] } {
+  const warnings: string[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (!line.startsWith('+') || line.startsWith('+++ ')) return;
+    for (const match of line.matchAll(PLACEHOLDER)) {
+      const name = match[1] as string;
+      if (!Object.hasOwn(variables, name))
+        warnings.push(
+          `${file}:${index + 1}: "{{${name}}}" is not a declared variable, so it stays as text${suggestion(name, variables)}.`,
+        );
+    }
+  });
+  return { text: renderDeclared(text, variables), warnings };
 }

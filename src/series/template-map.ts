@@ -3,7 +3,7 @@
 import { diffArrays } from 'diff';
 
 import { UserError, type ErrorCode } from '../core/errors.js';
-import { PLACEHOLDER, placeholdersIn, renderString, type Variables } from './render.js';
+import { PLACEHOLDER, placeholdersIn, renderDeclared, type Variables } from './render.js';
 
 interface Segment {
   text: string;
@@ -14,9 +14,11 @@ function segments(raw: string, variables: Variables): Segment[] {
   const out: Segment[] = [];
   let last = 0;
   for (const match of raw.matchAll(PLACEHOLDER)) {
-    if (match.index > last) out.push({ text: raw.slice(last, match.index), name: null });
     const name = match[1] as string;
-    out.push({ text: variables[name] ?? '', name });
+    // An undeclared {{name}} is text (MLX code), not a placeholder.
+    if (!Object.hasOwn(variables, name)) continue;
+    if (match.index > last) out.push({ text: raw.slice(last, match.index), name: null });
+    out.push({ text: variables[name] as string, name });
     last = match.index + match[0].length;
   }
   if (last < raw.length) out.push({ text: raw.slice(last), name: null });
@@ -119,7 +121,7 @@ export function mapFormattedBack(
 ): string[] {
   if (raw.length !== rendered.length) throw new Error(`${origin}: template and rendered text differ in line count`);
   const whole = raw.join('\n');
-  const used = placeholdersIn(whole);
+  const used = placeholdersIn(whole, variables);
   const values = [
     ...new Set(used.map((n) => variables[n]).filter((v): v is string => v !== undefined && v.length > 0)),
   ].sort((a, b) => b.length - a.length);
@@ -178,7 +180,7 @@ export function mapFormattedBack(
     newIndex += addedLines.length;
   }
 
-  const check = renderString(out.join('\n'), variables, origin);
+  const check = renderDeclared(out.join('\n'), variables);
   if (check !== formatted.join('\n')) {
     throw new UserError(wording.code, `${origin}: the ${wording.what} text could not be mapped back to the template.`, {
       hint: wording.hint(origin),

@@ -288,11 +288,14 @@ describe('apply', () => {
     });
   });
 
-  it('names a variable missing from the config', async () => {
+  it('names a variable missing from the config, where a template uses it, and the closest declared name', async () => {
     editConfig(project, (c) => delete (c['variables'] as Record<string, unknown>)['class_name']);
     const result = await apply();
     expect(result.code).toBe(7);
-    expect(result.stderr).toContain('variables.class_name');
+    expect(result.stderr).toMatch(
+      /error: templates\/\{\{header_path\}\}:\d+: unknown template variable "class_name" \(closest declared name: "[a-z_]+"\)\./,
+    );
+    expect(result.stderr).toContain('Declare "class_name" in "variables"');
   });
 
   it('refuses a template path that escapes the checkout', async () => {

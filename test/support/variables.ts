@@ -1,7 +1,7 @@
-import type { ConfigVariables } from '../../src/series/config.js';
+import { templateVariables } from '../../src/series/config.js';
 
-/** The template variables as the RFC names them; unit tests render with these. */
-export const RFC_VARIABLES: ConfigVariables = {
+/** The storage view series' own variables, as the RFC names them. */
+export const RFC_OWN_VARIABLES: Record<string, string> = {
   namespace: 'mlx::core::metal',
   class_name: 'MetalStorageView',
   status_enum: 'StorageExportStatus',
@@ -15,3 +15,15 @@ export const RFC_VARIABLES: ConfigVariables = {
   docs_section_title: 'Borrowing Metal Storage',
   copyright_year: '2026',
 };
+
+/** Its derived variables, as the shipped config declares them. */
+export const RFC_DERIVED = {
+  header_include: { copy: 'header_path' },
+  source_file: { basename: 'source_path' },
+  metal_test_source: { basename: 'metal_test_file' },
+  stub_test_source: { basename: 'stub_test_file' },
+  docs_section_underline: { underline: 'docs_section_title', with: '-' },
+};
+
+/** Every declared variable with its value; unit tests render with these. */
+export const RFC_VARIABLES = templateVariables({ variables: RFC_OWN_VARIABLES, derived: RFC_DERIVED });

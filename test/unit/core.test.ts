@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
 
-import { parseConfig, templateVariables } from '../../src/series/config.js';
+import { parseConfig, seriesRoles, templateVariables } from '../../src/series/config.js';
 import { diagnoseFile, preImageBlobs } from '../../src/series/conflict.js';
 import { UserError } from '../../src/core/errors.js';
 import { verifyInsideCheckout } from '../../src/core/paths.js';
 import { buildPlan } from '../../src/series/plan.js';
-import { placeholdersIn, renderString } from '../../src/series/render.js';
+import { placeholdersIn, renderPatchText, renderTemplateText } from '../../src/series/render.js';
 import { parsePatchFiles, parseSeries } from '../../src/series/series-file.js';
 import { chooseSource } from '../../src/series/source.js';
-import { RFC_VARIABLES } from '../support/variables.js';
+import { RFC_DERIVED, RFC_OWN_VARIABLES, RFC_VARIABLES } from '../support/variables.js';
 
 const variables = RFC_VARIABLES;
 const config = {
   upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' },
-  variables,
+  variables: RFC_OWN_VARIABLES,
+  derived: RFC_DERIVED,
 };
 
 function codeOf(fn: () => unknown): string {
@@ -26,22 +27,35 @@ function codeOf(fn: () => unknown): string {
   return 'no error';
 }
 
-describe('renderString', () => {
-  it('replaces placeholders, with or without inner spaces', () => {
-    expect(renderString('class {{class_name}} : {{ namespace }}', variables, 'f')).toBe(
+describe('placeholders', () => {
+  it('a template replaces exactly {{name}} of a declared name', () => {
+    expect(renderTemplateText('class {{class_name}} : {{namespace}}', variables, 'f')).toBe(
       'class MetalStorageView : mlx::core::metal',
     );
   });
-  it('names the file and the variable when a variable is unknown', () => {
-    expect(codeOf(() => renderString('x {{nope}}', variables, 'templates/a.h'))).toMatch(
-      /^TEMPLATE_VARIABLE: templates\/a\.h:1: unknown template variable "nope"/,
+  it("keeps every other {{ and }} as text: MLX's {{0, 1}}, Jinja's {{ name }}, {{class-name}}", () => {
+    const text = 'pad(x, {{1, 1}}); {{ namespace }} {{class-name}} }} {{';
+    expect(renderTemplateText(text, variables, 'f')).toBe(text);
+    expect(renderPatchText(`+${text}\n`, variables, 'p')).toEqual({ text: `+${text}\n`, warnings: [] });
+  });
+  it('a template with an undeclared {{identifier}} is an error naming the closest declared name', () => {
+    expect(codeOf(() => renderTemplateText('a\nx {{clas_name}}', variables, 'templates/a.h'))).toBe(
+      'TEMPLATE_VARIABLE: templates/a.h:2: unknown template variable "clas_name" (closest declared name: "class_name").',
     );
   });
-  it('rejects a malformed placeholder and gives its line', () => {
-    expect(codeOf(() => renderString('a\nb {{class-name}}', variables, 'f'))).toMatch(/^TEMPLATE_SYNTAX: f:2:/);
+  it('a patch keeps an undeclared {{identifier}} as text, with a warning only on an added line', () => {
+    const patch = '--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n {{ctx}} kept\n-{{old}}\n+{{clas_name}} {{class_name}}\n';
+    const rendered = renderPatchText(patch, variables, 'patches/0001.patch');
+    expect(rendered.text).toBe(patch.replace('{{class_name}}', 'MetalStorageView'));
+    expect(rendered.warnings).toEqual([
+      'patches/0001.patch:6: "{{clas_name}}" is not a declared variable, so it stays as text (closest declared name: "class_name").',
+    ]);
   });
-  it('lists placeholders once each', () => {
-    expect(placeholdersIn('{{a}} {{b}} {{a}}')).toEqual(['a', 'b']);
+  it('lists declared placeholders once each', () => {
+    expect(placeholdersIn('{{class_name}} {{b}} {{namespace}} {{class_name}}', variables)).toEqual([
+      'class_name',
+      'namespace',
+    ]);
   });
 });
 
@@ -49,31 +63,55 @@ describe('parseConfig', () => {
   it('accepts the shipped shape and fills defaults', () => {
     const parsed = parseConfig(config, 'c.json');
     expect(parsed.branch).toBe('mlx-storage-pr');
+    expect(parsed.roles).toEqual({ tests: ['tests/'] });
   });
-  it('names a missing variable', () => {
-    const { class_name: _omit, ...rest } = variables;
-    expect(codeOf(() => parseConfig({ ...config, variables: rest }, 'c.json'))).toMatch(/variables\.class_name/);
+  it('takes any variable a series declares', () => {
+    const parsed = parseConfig({ ...config, variables: { op_name: 'softplus' }, derived: {} }, 'c.json');
+    expect(parsed.variables).toEqual({ op_name: 'softplus' });
   });
-  it('names an unknown variable', () => {
-    expect(codeOf(() => parseConfig({ ...config, variables: { ...variables, colour: 'red' } }, 'c.json'))).toMatch(
-      /unknown key\(s\) "colour"/,
+  it('rejects a variable name that is no identifier, and a value of two lines', () => {
+    expect(codeOf(() => parseConfig({ ...config, variables: { 'op-name': 'x' }, derived: {} }, 'c.json'))).toMatch(
+      /variables\.op-name: must be a name of letters/,
     );
+    expect(codeOf(() => parseConfig({ ...config, variables: { a: 'x\ny' }, derived: {} }, 'c.json'))).toMatch(
+      /variables\.a: must be a single line/,
+    );
+  });
+  it('names a derived variable whose source is not declared', () => {
+    expect(
+      codeOf(() => parseConfig({ ...config, variables: {}, derived: { f: { basename: 'path' } } }, 'c.json')),
+    ).toBe('CONFIG_INVALID: c.json: derived.f derives from "path", which is not in "variables".');
   });
   it('requires a full commit SHA', () => {
     expect(
       codeOf(() => parseConfig({ ...config, upstream: { ...config.upstream, commit: '846d176' } }, 'c.json')),
     ).toMatch(/upstream\.commit: must be a full 40-character/);
   });
-  it('rejects a path variable that leaves the checkout', () => {
-    expect(
-      codeOf(() => parseConfig({ ...config, variables: { ...variables, header_path: '../x.h' } }, 'c.json')),
-    ).toMatch(/^CONFIG_INVALID: .*header_path/s);
-  });
   it('derives the dependent variables', () => {
-    const all = templateVariables(variables);
+    const all = templateVariables(parseConfig(config, 'c.json'));
+    expect(all['header_include']).toBe('mlx/backend/metal/storage_view.h');
     expect(all['source_file']).toBe('storage_view.cpp');
     expect(all['metal_test_source']).toBe('metal_storage_view_tests.cpp');
     expect(all['docs_section_underline']).toBe('-'.repeat('Borrowing Metal Storage'.length));
+  });
+  it('refuses the old shape and prints the same config in the new shape, which renders the same variables', () => {
+    const old = { upstream: config.upstream, branch: 'b', variables: RFC_OWN_VARIABLES };
+    let error: UserError | undefined;
+    try {
+      parseConfig(old, 'c.json');
+    } catch (e) {
+      error = e as UserError;
+    }
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.message).toMatch(/^c\.json has the old shape/);
+    const printed = JSON.parse(error!.message.slice(error!.message.indexOf('\n{'))) as unknown;
+    expect(printed).toEqual((error!.details as { migrated: unknown }).migrated);
+    const migrated = parseConfig(printed, 'c.json');
+    expect(templateVariables(migrated)).toEqual(RFC_VARIABLES);
+    expect(seriesRoles(migrated)).toEqual({
+      metal: { sources: ['mlx/backend/metal/storage_view.cpp'], tests: ['tests/metal_storage_view_tests.cpp'] },
+      tests: ['tests/'],
+    });
   });
 });
 
@@ -131,6 +169,20 @@ describe('buildPlan', () => {
     expect(codeOf(() => buildPlan(inputs({ templates: [{ path: '../{{class_name}}.h', content: '' }] })))).toMatch(
       /^PATH_ESCAPES_CHECKOUT: templates\/\.\.\/\{\{class_name\}\}\.h/,
     );
+  });
+  it('refuses a variable used in a template path that leaves the checkout, naming the variable', () => {
+    const outside = { ...config, variables: { ...RFC_OWN_VARIABLES, header_path: '../x.h' } };
+    expect(codeOf(() => buildPlan(inputs({ config: parseConfig(outside, 'c') })))).toMatch(
+      /^PATH_ESCAPES_CHECKOUT: variables\.header_path \(used in the path of templates\/\{\{header_path\}\}\)/,
+    );
+  });
+  it('keeps MLX braces in a patch and warns of an undeclared name on an added line', () => {
+    const braces = 'diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+f({{0, 1}}); {{clas_name}}\n';
+    const plan = buildPlan(inputs({ patches: new Map([['0001.patch', braces]]) }));
+    expect(plan.patches[0]?.text).toContain('+f({{0, 1}}); {{clas_name}}');
+    expect(plan.warnings).toEqual([
+      'patches/0001.patch:6: "{{clas_name}}" is not a declared variable, so it stays as text (closest declared name: "class_name").',
+    ]);
   });
   it('refuses a series entry without a file and a patch missing from the series', () => {
     expect(codeOf(() => buildPlan(inputs({ seriesText: '0001.patch\n0002.patch\n' })))).toMatch(/does not exist/);

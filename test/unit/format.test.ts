@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
-import { templateVariables } from '../../src/series/config.js';
 import { UserError } from '../../src/core/errors.js';
 import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins } from '../../src/readiness/format-report.js';
 import { joinPatch, seriesSteps, splitPatch } from '../../src/core/patch.js';
-import { renderString } from '../../src/series/render.js';
+import { renderDeclared } from '../../src/series/render.js';
 import { mapFormattedBack } from '../../src/series/template-map.js';
 import { RFC_VARIABLES } from '../support/variables.js';
 
-const variables = templateVariables(RFC_VARIABLES);
+const variables = RFC_VARIABLES;
 
-const render = (lines: string[]) => renderString(lines.join('\n'), variables, 't').split('\n');
+const render = (lines: string[]) => renderDeclared(lines.join('\n'), variables).split('\n');
 
 describe('file selection', () => {
   it('picks the files MLX pre-commit formats', () => {
@@ -143,7 +142,7 @@ describe('patches', () => {
       ['x.h', 'int a;\n-- not a header, a removed line\nint c;\n'],
       ['y.txt', 'old\n'],
     ]);
-    const steps = seriesSteps([{ name: '0001.patch', raw, rendered: renderString(raw, variables, 'p') }], pinned);
+    const steps = seriesSteps([{ name: '0001.patch', raw, rendered: renderDeclared(raw, variables) }], pinned);
     expect(steps.map((s) => s.path)).toEqual(['x.h', 'y.txt']);
     expect(steps[0]?.post.rendered).toEqual(['int a;', 'class MetalStorageView;', 'int  b;', 'int c;']);
     expect(steps[0]?.post.raw).toEqual(['int a;', 'class {{class_name}};', 'int  b;', 'int c;']);

@@ -5,9 +5,9 @@ import { locateJsonError } from '../../src/core/json.js';
 import { UserError } from '../../src/core/errors.js';
 import { parseMutants } from '../../src/build/mutants.js';
 import { buildPlan } from '../../src/series/plan.js';
-import { renderString } from '../../src/series/render.js';
+import { renderTemplateText } from '../../src/series/render.js';
 import { parsePatchFiles } from '../../src/series/series-file.js';
-import { RFC_VARIABLES } from '../support/variables.js';
+import { RFC_DERIVED, RFC_OWN_VARIABLES, RFC_VARIABLES } from '../support/variables.js';
 
 function errorOf(fn: () => unknown): UserError {
   try {
@@ -67,7 +67,7 @@ describe('invalid JSON in the config', () => {
 describe('template variables', () => {
   it('names the file and the line of an unknown variable', () => {
     const error = errorOf(() =>
-      renderString('// one\n// two\n#include "{{header_file}}"\n', RFC_VARIABLES, 'templates/a.cpp'),
+      renderTemplateText('// one\n// two\n#include "{{header_file}}"\n', RFC_VARIABLES, 'templates/a.cpp'),
     );
     expect(error.code).toBe('TEMPLATE_VARIABLE');
     expect(error.message).toMatch(/^templates\/a\.cpp:3: unknown template variable "header_file"/);
@@ -78,7 +78,9 @@ describe('template variables', () => {
 describe('a corrupt patch', () => {
   const config = {
     upstream: { url: 'https://example.invalid/mlx.git', commit: 'a'.repeat(40), version: '0.32.2' },
-    variables: RFC_VARIABLES,
+    variables: RFC_OWN_VARIABLES,
+    derived: RFC_DERIVED,
+    roles: { tests: ['tests/'] },
     branch: 'b',
     build: { target: 't', testBinary: 't', library: 'l', testMain: 'm', cmakeArgs: [] },
   };

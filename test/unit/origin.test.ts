@@ -35,6 +35,7 @@ const plan: ApplyPlan = {
   files: [{ path: 'tests/new_tests.cpp', content: 'x\n', template: 'tests/{{stub_test_file}}' }],
   patches: [patch('0001-first.patch', FIRST), patch('0002-second.patch', SECOND)],
   inputHash: 'h',
+  warnings: [],
 };
 
 describe('lineOrigin', () => {

@@ -58,6 +58,7 @@ describe('pr --ci against a GitHub API stand-in', () => {
   beforeEach(() => {
     for (const repo of [UP, FORK]) api.repos[repo] = { checkRuns: {}, statuses: {}, workflowRuns: [], actions: true };
     api.pulls.length = 0;
+    api.requests.length = 0;
     api.scripted.length = 0;
     api.pageSize = 100;
     api.onRequest = null;

@@ -365,6 +365,12 @@ describe('pr --ci against a GitHub API stand-in', () => {
     expect(ok.code).toBe(0);
     expect(new Set(api.requests.slice(from).map((r) => r.authorization))).toEqual(new Set([`token ${TOKEN}`]));
     expect(ok.json.authenticated).toBe(true);
+    // A status whose context (and link) a misconfigured service filled with the token.
+    api.repos[FORK]!.statuses[sha] = [{ context: `deploy ${TOKEN}`, state: 'success' }];
+    const echoed = await ci();
+    expect(echoed.code).toBe(0);
+    expect(echoed.json.jobs).toContainEqual(expect.objectContaining({ kind: 'status', name: 'deploy ***' }));
+    expect((await human()).stdout).toContain('deploy ***');
     api.scripted.push({ status: 500, body: { message: `proxy saw Authorization: token ${TOKEN}` } });
     const failed = await ci();
     expect(failed.code).toBe(1);

@@ -146,7 +146,7 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
   const commit = state.lease;
   if (token === null)
     ctx.log.warn(
-      'no GH_TOKEN or GITHUB_TOKEN: GitHub is read without a token, which it allows 60 requests an hour (a reading takes 5 to 7).',
+      'no GH_TOKEN or GITHUB_TOKEN: GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
     );
 
   const client = gitHubClient({ baseUrl: apiUrl, token, userAgent: `mlx-storage-pr/${packageVersion()}` });

@@ -124,7 +124,7 @@ function badBooleanValue(parser: Argv, argv: readonly string[]): string | null {
   return null;
 }
 
-const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 70 internal error, 130 interrupted (Ctrl-C).
+const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 11 CI still running (pr --ci), 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
 /** The options every command takes. */

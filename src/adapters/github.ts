@@ -2,8 +2,9 @@ import { Octokit } from '@octokit/rest';
 
 /**
  * The GitHub REST API, through Octokit: the few calls that open or update a
- * pull request. Every failure is a GitHubError with the request, the HTTP
- * status (null: no answer) and GitHub's message; callers turn it into a
+ * pull request and read the checks of a commit. Every failure is a
+ * GitHubError with the request, the HTTP status (null: no answer), GitHub's
+ * message and, for a rate limit, when to try again; callers turn it into a
  * UserError with a hint.
  */
 
@@ -19,6 +20,42 @@ export interface PullRequest {
   body: string;
   draft: boolean;
   base: string;
+  /** The commit the pull request's head holds (null: GitHub did not say). */
+  headSha: string | null;
+}
+
+/** A check run of a commit, as GitHub lists it. */
+export interface CheckRun {
+  name: string;
+  /** `queued`, `in_progress`, `completed` (also `waiting`, `requested`, `pending` for Actions). */
+  status: string;
+  /** Null while it runs. */
+  conclusion: string | null;
+  url: string | null;
+}
+
+/** One context of a commit's combined status. */
+export interface CommitStatus {
+  context: string;
+  /** `pending`, `success`, `failure` or `error`. */
+  state: string;
+  url: string | null;
+}
+
+/** A GitHub Actions workflow run. */
+export interface WorkflowRun {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  url: string | null;
+}
+
+/** What GitHub said of the rate limit in its last answer. */
+export interface RateLimit {
+  limit: number;
+  remaining: number;
+  /** When the limit resets. */
+  reset: Date;
 }
 
 export class GitHubError extends Error {
@@ -26,9 +63,16 @@ export class GitHubError extends Error {
     readonly request: string,
     readonly status: number | null,
     readonly githubMessage: string,
+    /** A rate limit: `Retry-After` in seconds, or when the exhausted limit resets (`x-ratelimit-reset`). */
+    readonly limited: { retryAfter: number | null; reset: Date | null } = { retryAfter: null, reset: null },
   ) {
     super(`${request} failed (${status === null ? 'no answer' : `HTTP ${status}`}): ${githubMessage}`);
     this.name = 'GitHubError';
+  }
+
+  /** GitHub refused for a rate limit and said when to try again. */
+  get rateLimited(): boolean {
+    return this.limited.retryAfter !== null || this.limited.reset !== null;
   }
 }
 
@@ -42,6 +86,16 @@ export interface GitHubClient {
     pull: { title: string; body: string; head: string; base: string; draft: boolean },
   ): Promise<PullRequest>;
   updatePullRequest(repo: RepoId, number: number, changes: { title?: string; body?: string }): Promise<PullRequest>;
+  /** Every check run of `ref` (all pages). */
+  checkRuns(repo: RepoId, ref: string): Promise<CheckRun[]>;
+  /** Every context of `ref`'s combined status (all pages). */
+  commitStatuses(repo: RepoId, ref: string): Promise<CommitStatus[]>;
+  /** The workflow runs of the commit `headSha` (all pages). */
+  workflowRuns(repo: RepoId, headSha: string): Promise<WorkflowRun[]>;
+  /** Whether the repository has GitHub Actions enabled; null when GitHub does not say (403/404 without admin rights). */
+  actionsEnabled(repo: RepoId): Promise<boolean | null>;
+  /** The rate limit as of the last answer, or null before any. */
+  rateLimit(): RateLimit | null;
 }
 
 /** How long one request may take. */
@@ -67,6 +121,7 @@ function excerpt(body: unknown): string {
 function pullOf(raw: unknown, status: number): PullRequest {
   const r = (raw ?? {}) as Record<string, unknown>;
   const base = (r['base'] ?? {}) as Record<string, unknown>;
+  const head = (r['head'] ?? {}) as Record<string, unknown>;
   const missing = [
     typeof r['number'] === 'number' ? null : 'number',
     typeof r['html_url'] === 'string' ? null : 'html_url',
@@ -81,22 +136,48 @@ function pullOf(raw: unknown, status: number): PullRequest {
     body: typeof r['body'] === 'string' ? r['body'] : '',
     draft: r['draft'] === true,
     base: base['ref'] as string,
+    headSha: typeof head['sha'] === 'string' ? head['sha'] : null,
   };
 }
 
+type Headers = Record<string, string | number | undefined>;
+
+/**
+ * A rate limit in a refusal's headers: `Retry-After` (seconds; a 429, or
+ * GitHub's secondary limit), or `x-ratelimit-remaining: 0` with the reset
+ * time (a 403 or 429 once the hourly requests are used up).
+ */
+function limitOf(status: number, headers: Headers): { retryAfter: number | null; reset: Date | null } {
+  const none = { retryAfter: null, reset: null };
+  if (status !== 403 && status !== 429) return none;
+  const retryAfter = Number(headers['retry-after']);
+  if (headers['retry-after'] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0)
+    return { retryAfter, reset: null };
+  const reset = Number(headers['x-ratelimit-reset']);
+  if (String(headers['x-ratelimit-remaining']) === '0' && Number.isFinite(reset))
+    return { retryAfter: null, reset: new Date(reset * 1000) };
+  return none;
+}
+
 /** GitHub's own words for a failed request: its `message`, and the `errors` of a validation failure. */
-function said(error: unknown): { status: number | null; message: string } {
+function said(error: unknown): {
+  status: number | null;
+  message: string;
+  limited: { retryAfter: number | null; reset: Date | null };
+} {
   const e = error as {
     status?: number;
     message?: string;
-    response?: { status: number; data?: unknown };
+    response?: { status: number; data?: unknown; headers?: Headers };
   };
-  if (e.response === undefined) return { status: null, message: e.message ?? String(error) };
+  if (e.response === undefined)
+    return { status: null, message: e.message ?? String(error), limited: { retryAfter: null, reset: null } };
   const data = e.response.data as { message?: string; errors?: Array<{ message?: string; code?: string }> } | undefined;
   const details = (data?.errors ?? []).map((x) => x.message ?? x.code ?? '').filter(Boolean);
   return {
     status: e.response.status,
     message: [data?.message ?? e.message ?? '', ...details].filter(Boolean).join('; '),
+    limited: limitOf(e.response.status, e.response.headers ?? {}),
   };
 }
 
@@ -110,20 +191,138 @@ async function call<T>(request: string, run: (signal: AbortSignal) => Promise<T>
         error.status,
         `GitHub answered HTTP ${error.status} without ${error.missing.join(', ')}: ${excerpt(error.body)}`,
       );
-    const { status, message } = said(error);
-    throw new GitHubError(request, status, message);
+    const { status, message, limited } = said(error);
+    throw new GitHubError(request, status, message, limited);
   }
 }
 
-export function gitHubClient(options: { baseUrl: string; token: string; userAgent: string }): GitHubClient {
+/** The URL of the next page in a `Link` header, or null on the last page. */
+function nextPage(link: unknown): string | null {
+  return typeof link === 'string' ? (/<([^<>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null) : null;
+}
+
+/**
+ * Every item of a paginated list: the first page from `route`, then each
+ * `Link: <...>; rel="next"` page. `key` names the list in an object answer
+ * (`check_runs`, `statuses`, `workflow_runs`).
+ */
+async function allPages(
+  octokit: Octokit,
+  route: string,
+  params: Record<string, unknown>,
+  key: string,
+  signal: AbortSignal,
+): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let response = await octokit.request(route, { ...params, per_page: 100, request: { signal } });
+  for (;;) {
+    const list = (response.data as Record<string, unknown> | null)?.[key];
+    if (!Array.isArray(list)) throw new UnexpectedAnswer(response.status, [key], response.data);
+    items.push(...(list as unknown[]));
+    const next = nextPage(response.headers.link);
+    if (next === null) return items;
+    response = await octokit.request({ method: 'GET', url: next, request: { signal } });
+  }
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+export function gitHubClient(options: { baseUrl: string; token: string | null; userAgent: string }): GitHubClient {
   const octokit = new Octokit({
-    auth: options.token,
+    ...(options.token === null ? {} : { auth: options.token }),
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     userAgent: options.userAgent,
     // Octokit's own console output would bypass the tool's logger.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
+  let limit: RateLimit | null = null;
+  octokit.hook.after('request', (response) => {
+    const h = response.headers as Headers;
+    const [max, remaining, reset] = [h['x-ratelimit-limit'], h['x-ratelimit-remaining'], h['x-ratelimit-reset']].map(
+      Number,
+    );
+    if ([max, remaining, reset].every((n) => Number.isFinite(n)))
+      limit = { limit: max as number, remaining: remaining as number, reset: new Date((reset as number) * 1000) };
+  });
   return {
+    rateLimit: () => limit,
+    checkRuns: (repo, ref) =>
+      call(`GET /repos/${repo.owner}/${repo.repo}/commits/${ref}/check-runs`, async (signal) => {
+        const runs = await allPages(
+          octokit,
+          'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+          { ...repo, ref },
+          'check_runs',
+          signal,
+        );
+        return runs.map((raw) => {
+          const r = raw as Record<string, unknown>;
+          return {
+            name: text(r['name']) ?? '(unnamed)',
+            status: text(r['status']) ?? 'unknown',
+            conclusion: text(r['conclusion']),
+            url: text(r['html_url']) ?? text(r['details_url']),
+          };
+        });
+      }),
+    commitStatuses: (repo, ref) =>
+      call(`GET /repos/${repo.owner}/${repo.repo}/commits/${ref}/status`, async (signal) => {
+        const statuses = await allPages(
+          octokit,
+          'GET /repos/{owner}/{repo}/commits/{ref}/status',
+          { ...repo, ref },
+          'statuses',
+          signal,
+        );
+        return statuses.map((raw) => {
+          const s = raw as Record<string, unknown>;
+          return {
+            context: text(s['context']) ?? '(no context)',
+            state: text(s['state']) ?? 'unknown',
+            url: text(s['target_url']),
+          };
+        });
+      }),
+    workflowRuns: (repo, headSha) =>
+      call(`GET /repos/${repo.owner}/${repo.repo}/actions/runs?head_sha=${headSha}`, async (signal) => {
+        const runs = await allPages(
+          octokit,
+          'GET /repos/{owner}/{repo}/actions/runs',
+          { ...repo, head_sha: headSha },
+          'workflow_runs',
+          signal,
+        );
+        return runs.map((raw) => {
+          const r = raw as Record<string, unknown>;
+          return {
+            name: text(r['name']) ?? '(unnamed)',
+            status: text(r['status']) ?? 'unknown',
+            conclusion: text(r['conclusion']),
+            url: text(r['html_url']),
+          };
+        });
+      }),
+    actionsEnabled: async (repo) => {
+      try {
+        return await call(`GET /repos/${repo.owner}/${repo.repo}/actions/permissions`, async (signal) => {
+          const { data, status } = await octokit.request('GET /repos/{owner}/{repo}/actions/permissions', {
+            ...repo,
+            request: { signal },
+          });
+          if (typeof data?.enabled !== 'boolean') throw new UnexpectedAnswer(status, ['enabled'], data);
+          return data.enabled;
+        });
+      } catch (error) {
+        // Reading the setting needs admin rights on the repository: without them GitHub does not say.
+        if (
+          error instanceof GitHubError &&
+          !error.rateLimited &&
+          (error.status === 401 || error.status === 403 || error.status === 404)
+        )
+          return null;
+        throw error;
+      }
+    },
     defaultBranch: (repo) =>
       call(`GET /repos/${repo.owner}/${repo.repo}`, async (signal) => {
         const { data, status } = await octokit.rest.repos.get({ ...repo, request: { signal } });

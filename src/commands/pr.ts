@@ -2,13 +2,24 @@ import { UserError } from '../core/errors.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
 import type { PrData, PrOptions } from '../pull-request/refresh.js';
+import type { CiData } from '../pull-request/ci-status.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand, parseJobs, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface PrCommandOptions extends GlobalOptions, Omit<PrOptions, 'fork'> {
   push: boolean;
   fork?: string | undefined;
+  ci?: boolean | undefined;
+  /** `--wait [minutes]` as given ('' for the bare flag). */
+  wait?: string | undefined;
 }
+
+/** Minutes `--wait` polls when given no number. */
+const DEFAULT_WAIT_MINUTES = 60;
+/** Between two polls of `--wait`. */
+const POLL_MS = 30_000;
+/** For tests only: another interval between polls, in milliseconds, so that a test need not sleep 30 s. */
+const TEST_POLL_VARIABLE = 'MLX_STORAGE_PR_TEST_POLL_MS';
 
 export const prCommand = defineCommand({
   name: 'pr',
@@ -69,6 +80,16 @@ export const prCommand = defineCommand({
             .option('api-url', {
               type: 'string',
               describe: 'GitHub API base URL (env GITHUB_API_URL; default https://api.github.com)',
+            })
+            .option('ci', {
+              type: 'boolean',
+              default: false,
+              describe:
+                'Show the check runs and statuses of the commit pushed last, on the pull request and on the fork (pushes nothing; exit 0 passed, 8 failed, 11 running)',
+            })
+            .option('wait', {
+              type: 'string',
+              describe: `With --ci: poll every 30 s while jobs are queued or running, for at most this many minutes (default ${DEFAULT_WAIT_MINUTES})`,
             }),
         ),
       ),
@@ -79,6 +100,7 @@ export const prCommand = defineCommand({
       )
       .example('$0 pr --push --fork fork --offline', 'refresh the branch; build checks without network')
       .example('$0 pr --push --fork fork --open', 'and create or update the draft pull request (token in GH_TOKEN)')
+      .example('$0 pr --ci --fork fork --wait', "wait for the CI of the pushed commit (the PR's and the fork's)")
       .epilog(
         'The commit: the applied tree on the pinned commit, message pr/commit-message.txt verbatim, author and committer from ' +
           'GIT_AUTHOR_*/GIT_COMMITTER_* or git config. The fork keeps the id pushed last in refs/mlx-storage-pr/pushed/<branch>; a branch ' +
@@ -95,7 +117,12 @@ export const prCommand = defineCommand({
     }),
 });
 
-async function pr(options: PrCommandOptions): Promise<CommandResult<PrData>> {
+async function pr(options: PrCommandOptions): Promise<CommandResult<PrData | CiData>> {
+  if (options.ci) return prCi(options);
+  if (options.wait !== undefined)
+    throw new UserError('USAGE', '--wait needs --ci: it waits for the CI of the pushed commit.', {
+      hint: 'Push first (`pr --push --fork <fork>`), then `pr --ci --fork <fork> --wait`.',
+    });
   // Every push is the user's explicit act: the flag, and the fork named.
   if (!options.push)
     throw new UserError('USAGE', 'pr pushes only when asked: add --push (and --fork <url|remote>).', {
@@ -118,6 +145,94 @@ async function pr(options: PrCommandOptions): Promise<CommandResult<PrData>> {
   const ctx = await loadContext(options);
   const data = await refreshPullRequest(ctx, { ...options, fork: options.fork });
   return { data, lines: prLines(data) };
+}
+
+/** `--wait` in minutes: the bare flag is the default; anything but a number above 0 is a usage error. */
+function parseWait(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') return DEFAULT_WAIT_MINUTES;
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) <= 0)
+    throw new UserError('USAGE', `--wait must be a number of minutes above 0 (got "${value}").`, {
+      hint: `For example --wait 30, or --wait alone for ${DEFAULT_WAIT_MINUTES} minutes.`,
+    });
+  return Number(value);
+}
+
+/** `pr --ci`: a report of the pushed commit's CI; it pushes and sends nothing. */
+async function prCi(options: PrCommandOptions): Promise<CommandResult<CiData>> {
+  if (options.push || options.open)
+    throw new UserError(
+      'USAGE',
+      `--ci reads the CI of the commit pushed last and pushes nothing; it does not go with --${options.push ? 'push' : 'open'}.`,
+      {
+        hint: 'Run them one after the other: `mlx-storage-pr pr --push --fork <fork>`, then `mlx-storage-pr pr --ci --fork <fork> --wait`.',
+      },
+    );
+  if (options.fork === undefined)
+    throw new UserError(
+      'USAGE',
+      '--ci needs --fork: the fork the branch was pushed to (a URL, a local path or a remote of the checkout).',
+      {
+        hint: 'For example --fork https://github.com/<you>/mlx.git, as given to `pr --push`.',
+      },
+    );
+  const wait = parseWait(options.wait);
+  const testPoll = Number(options.env[TEST_POLL_VARIABLE]);
+  const pollMs = Number.isFinite(testPoll) && testPoll > 0 ? testPoll : POLL_MS;
+  const [{ loadContext }, { readCiStatus }, { ciExitCode }] = await Promise.all([
+    import('../series/context.js'),
+    import('../pull-request/ci-status.js'),
+    import('../pull-request/ci-report.js'),
+  ]);
+  const ctx = await loadContext(options);
+  const data = await readCiStatus(ctx, {
+    fork: options.fork,
+    branch: options.branch,
+    forkOwner: options.forkOwner,
+    apiUrl: options.apiUrl,
+    wait,
+    pollMs,
+  });
+  return { data, lines: await ciLines(data), exitCode: ciExitCode(data.result) };
+}
+
+async function ciLines(data: CiData): Promise<string[]> {
+  const { forkReasonText, pullRequestReasonText, summaryText } = await import('../pull-request/ci-report.js');
+  const names = {
+    head: `${data.forkRepository.split('/')[0] ?? ''}:${data.branch}`,
+    upstream: data.upstream,
+    forkRepository: data.forkRepository,
+    branch: data.branch,
+    fork: data.fork,
+  };
+  const lines = [
+    `checks of ${short(data.commit)}, the commit mlx-storage-pr pushed last to ${data.branch} on ${data.fork}`,
+  ];
+  if (data.branchMoved)
+    lines.push(
+      `the branch ${data.branch} holds ${short(data.branchTip)}, not ${short(data.commit)}, the commit mlx-storage-pr pushed last: these are the checks of ${short(data.commit)} (push again to check the branch as it is)`,
+    );
+  lines.push(
+    data.pullRequest === null
+      ? `pull request: ${data.reasons.pullRequest === null ? 'none' : pullRequestReasonText(data.reasons.pullRequest, names).text}`
+      : `pull request #${data.pullRequest.number}: ${data.pullRequest.url}`,
+  );
+  const label = (where: string) => (where === 'fork' ? 'fork' : 'pull request');
+  const width = Math.max(...data.jobs.map((j) => j.name.length));
+  for (const job of data.jobs)
+    lines.push(
+      `  ${label(job.where).padEnd(12)}  ${job.name.padEnd(width)}  ${(job.conclusion ?? job.status).padEnd(11)}  ${job.url ?? ''}`.trimEnd(),
+    );
+  if (data.reasons.pullRequest !== null && data.pullRequest !== null)
+    lines.push(`pull request: ${pullRequestReasonText(data.reasons.pullRequest, names).text}`);
+  if (data.reasons.fork !== null) {
+    const why = forkReasonText(data.reasons.fork, names);
+    lines.push(`fork: ${why.text}`, `  ${why.fix}`);
+  }
+  lines.push(
+    `${summaryText(data.summary)}${data.waited?.timedOut ? ` (stopped waiting after ${data.waited.minutes} min)` : ''}`,
+  );
+  return lines;
 }
 
 const short = (commit: string | null) => (commit === null ? 'none' : commit.slice(0, 12));

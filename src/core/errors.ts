@@ -11,6 +11,8 @@ export const ExitCode = {
   testsFailed: 8,
   toolMissing: 9,
   permission: 10,
+  /** `pr --ci`: some runs are queued or running. */
+  ciRunning: 11,
   internal: 70,
   interrupted: 130,
 } as const;
@@ -58,6 +60,7 @@ export type ErrorCode =
   | 'FORK_UNREACHABLE'
   | 'PUSH_FAILED'
   | 'GITHUB_API_FAILED'
+  | 'CI_NOT_FOUND'
   | 'EXPORT_REFUSED'
   | 'BUMP_CONFLICT'
   | 'BUMP_IN_PROGRESS'
@@ -106,6 +109,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   FORK_UNREACHABLE: ExitCode.source,
   PUSH_FAILED: ExitCode.failure,
   GITHUB_API_FAILED: ExitCode.failure,
+  CI_NOT_FOUND: ExitCode.failure,
   EXPORT_REFUSED: ExitCode.failure,
   BUMP_CONFLICT: ExitCode.conflict,
   BUMP_IN_PROGRESS: ExitCode.dirty,

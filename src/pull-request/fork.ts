@@ -192,6 +192,22 @@ function authHint(said: string): string | null {
 }
 
 /**
+ * What the fork holds now: the branch tip and the id the tool pushed last
+ * (its lease ref), read with `git ls-remote` as a refresh reads them.
+ */
+export async function readForkState(ctx: Context, checkout: Git, fork: ForkTarget, branch: string): Promise<ForkState> {
+  const git = forkGit(checkout, fork, ctx.env, ctx.log);
+  const branchRef = `refs/heads/${branch}`;
+  try {
+    const remote = await git.remoteRefIds(fork.url, [branchRef, leaseRef(branch)]);
+    return { branch: remote.get(branchRef) ?? null, lease: remote.get(leaseRef(branch)) ?? null };
+  } catch (error) {
+    if (error instanceof ProcessError) throw unreachable(fork, error);
+    throw error;
+  }
+}
+
+/**
  * Refreshes the branch on the fork with `commit`. The fork keeps, next to the
  * branch, the id the tool pushed last (the lease ref), so every run, also a
  * fresh clone in CI, can tell the tool's commits from anyone else's:

@@ -92,7 +92,7 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
 }
 
 /** The API URL the token goes to: https, or http to this machine only; never with a user part. */
-function verifyApiUrl(apiUrl: string, cwd: string): void {
+export function verifyApiUrl(apiUrl: string, cwd: string): void {
   const location = parseRepoLocation(apiUrl, cwd);
   const shown = redactSecrets(apiUrl);
   if (location.kind !== 'network' || !/^https?$/.test(location.scheme))

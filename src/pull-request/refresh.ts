@@ -173,7 +173,7 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
 }
 
 /** The error with every occurrence of `secret` masked: a token never reaches output, whatever said it. */
-function withoutSecret(error: unknown, secret: string): unknown {
+export function withoutSecret(error: unknown, secret: string): unknown {
   const mask = (text: string) => text.split(secret).join('***');
   const failure = error instanceof ProcessError ? processFailed(error) : error;
   if (failure instanceof UserError) {

@@ -168,7 +168,9 @@ export async function main(io: Io): Promise<number> {
     yargs(io.argv)
       .parserConfiguration({ 'populate--': true })
       .scriptName('mlx-storage-pr')
-      .usage('$0 <command> [options]\n\nTurns the MLX Metal storage export view RFC into an upstream pull request.'),
+      .usage(
+        '$0 <command> [options]\n\nTurns a change to MLX (a series of templates and patches) into an upstream pull request and keeps it healthy.',
+      ),
   );
   for (const spec of commands)
     parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.run));

@@ -112,7 +112,9 @@ async function runMutants(
     throw new UserError(
       'CONFIG_INVALID',
       `${MUTANTS_FILE}: ${twinJudged.map((m) => `"${m.name}"`).join(', ')} ${twinJudged.length === 1 ? 'is' : 'are'} judged by the Metal twin, but the config has no Metal role.`,
-      { hint: `Declare roles.metal in ${CONFIG_FILE}, or give these mutants another judge ({"tests": "<doctest filter>"}).` },
+      {
+        hint: `Declare roles.metal in ${CONFIG_FILE}, or give these mutants another judge ({"tests": "<doctest filter>"}).`,
+      },
     );
   const { git } = await requireAppliedCheckout(ctx, {
     hint: ', so the mutants edit what templates/ and patches/ say.',

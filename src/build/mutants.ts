@@ -16,7 +16,9 @@ const MutantSchema = z
     why: z.string().min(1).describe('What behaviour the tests must pin for this mutant to die.'),
     judge: z
       .union([
-        z.literal('twin').describe("The Metal-only cases on the host twin (on a Mac: on Metal); needs the config's Metal role."),
+        z
+          .literal('twin')
+          .describe("The Metal-only cases on the host twin (on a Mac: on Metal); needs the config's Metal role."),
         z
           .object({ tests: z.string().min(1).describe('A doctest test-case filter, e.g. "test my op*".') })
           .strict()

@@ -348,7 +348,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
 async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<UserError> {
   const names = await listDoctestCases(spec, ctx.log);
   const close = closeCaseNames(filter, names);
-  const how = 'doctest matches whole case names, ignoring case, with * and ? wildcards (e.g. --tests "*storage*")';
+  const how = 'doctest matches whole case names, ignoring case, with * and ? wildcards (e.g. --tests "test my op*")';
   return new UserError('USAGE', `--tests "${filter}" matches none of the ${names.length} test cases.`, {
     hint: close.length ? `Close names: ${close.map((n) => `"${n}"`).join(', ')}. ${how}.` : `No name is close; ${how}.`,
     details: { filter, close },

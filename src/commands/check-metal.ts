@@ -27,7 +27,7 @@ export const checkMetalCommand = defineCommand({
       .example('$0 check-metal --self-test --jobs 2', 'check that the lane itself is sound')
       .epilog(
         "Runs `clang++ -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks` with the flags MLX's CMake gives Metal TUs, metal-cpp and shims/include " +
-          '(stand-ins for the Apple system headers metal-cpp includes) over variables.source_path and variables.metal_test_file. ' +
+          "(stand-ins for the Apple system headers metal-cpp includes) over the files of the series' Metal role (roles.metal in the config; without one the lane does not apply). " +
           'Needs clang >= 19 and libc++ >= 19 (Debian/Ubuntu: sudo apt-get install clang-19 libc++-19-dev libc++abi-19-dev; CLANGXX picks the compiler, and then only that one is used), ' +
           "and fmt/doctest headers (libfmt-dev, doctest-dev, or --include). On macOS Xcode's clang and the SDK headers are used instead of the shims.\n\n" +
           'Blind spots: uint64_t is unsigned long on Linux but unsigned long long on macOS, so overloads and format strings that clash on one platform only ' +
@@ -53,12 +53,23 @@ export interface CheckMetalData extends Omit<LaneResult, 'summary'> {
   code?: 'CHECK_FAILED';
 }
 
-async function checkMetal(options: CheckMetalOptions): Promise<CommandResult<CheckMetalData>> {
-  const [{ loadContext }, { typeCheckPr, typeCheckSelfTest }] = await Promise.all([
+/** A series without a Metal role has nothing for the lane to type-check. */
+export interface CheckMetalNotApplicable {
+  command: 'check-metal';
+  notApplicable: string;
+}
+
+async function checkMetal(
+  options: CheckMetalOptions,
+): Promise<CommandResult<CheckMetalData | CheckMetalNotApplicable>> {
+  const [{ loadContext }, { typeCheckPr, typeCheckSelfTest }, { NO_METAL_ROLE, seriesRoles }] = await Promise.all([
     import('../series/context.js'),
     import('../readiness/metal-lane.js'),
+    import('../series/config.js'),
   ]);
   const ctx = await loadContext(options);
+  if (!options.selfTest && seriesRoles(ctx.config).metal === null)
+    return { data: { command: 'check-metal', notApplicable: NO_METAL_ROLE }, lines: [`check-metal: ${NO_METAL_ROLE}`] };
   const lane: LaneOptions = { metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] };
   const result = options.selfTest ? await typeCheckSelfTest(ctx, lane) : await typeCheckPr(ctx, lane);
   const { summary, ...rest } = result;

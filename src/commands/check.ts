@@ -34,7 +34,7 @@ export const checkCommand = defineCommand({
     )
       .check((argv) => {
         if (argv.tests !== undefined && argv.tests.trim() === '')
-          throw new Error('--tests needs a doctest filter, e.g. --tests "*storage*".');
+          throw new Error('--tests needs a doctest filter, e.g. --tests "test my op*".');
         return true;
       })
       .option('markdown', {

@@ -16,7 +16,7 @@ export const testCommand = defineCommand({
       buildOptions(
         y.option('tests', {
           type: 'string',
-          describe: 'doctest filter: run only matching test cases (e.g. "*metal storage*")',
+          describe: 'doctest filter: run only matching test cases (e.g. "test my op*")',
         }),
       ),
     )
@@ -33,7 +33,7 @@ export const testCommand = defineCommand({
       })
       .check((argv) => {
         if (argv.tests !== undefined && argv.tests.trim() === '')
-          throw new Error('--tests needs a doctest filter, e.g. --tests "*storage*".');
+          throw new Error('--tests needs a doctest filter, e.g. --tests "test my op*".');
         if (!argv.suite && !argv.metalTwin)
           throw new Error('--no-suite needs --metal-twin: without it there is nothing to run.');
         return true;
@@ -44,7 +44,7 @@ export const testCommand = defineCommand({
         describe: 'Compare with the unpatched pinned tree (the default; --no-baseline: every failure counts)',
       })
       .example('$0 test --offline', 'build and run the whole suite from system packages')
-      .example('$0 test --tests "*storage*"', 'the quick loop on the new cases')
+      .example('$0 test --tests "test my op*"', 'the quick loop on the new cases')
       .example('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone')
       .example(
         '$0 test --offline --upstream-ci',
@@ -52,25 +52,30 @@ export const testCommand = defineCommand({
       )
       .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
   run: async (o) => {
-    const [{ loadContext }, { verifyDepsDir }, { runSuite }] = await Promise.all([
+    const [{ loadContext }, { verifyDepsDir }, { runSuite }, { NO_METAL_ROLE, seriesRoles }] = await Promise.all([
       import('../series/context.js'),
       import('../build/offline-deps.js'),
       import('../build/suite.js'),
+      import('../series/config.js'),
     ]);
     verifyDepsDir(o.cwd, o.depsDir);
     const ctx = await loadContext(o);
+    // The twin runs the series' Metal-only files; a series without them has nothing for it.
+    const twinApplies = !o.metalTwin || seriesRoles(ctx.config).metal !== null;
+    if (!twinApplies && !o.suite)
+      return { data: { command: 'test', notApplicable: NO_METAL_ROLE }, lines: [`Metal twin: ${NO_METAL_ROLE}`] };
     const result = await runSuite(ctx, {
       tests: o.tests,
       offline: o.offline,
       depsDir: o.depsDir,
       baseline: o.baseline,
-      metalTwin: o.metalTwin,
+      metalTwin: o.metalTwin && twinApplies,
       suite: o.suite,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     });
     return {
       data: result.data,
-      lines: testLines(result.data),
+      lines: [...testLines(result.data), ...(twinApplies ? [] : [`Metal twin: ${NO_METAL_ROLE}`])],
       exitCode: result.blocking ? ExitCode.testsFailed : ExitCode.ok,
     };
   },

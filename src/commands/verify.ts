@@ -1,5 +1,5 @@
 import { formatItems, type ReportItem } from '../core/report-items.js';
-import { ExitCode } from '../core/errors.js';
+import { ExitCode, UserError } from '../core/errors.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
 import type { ReadinessItemsOptions } from '../readiness/readiness-report.js';
@@ -14,6 +14,8 @@ export interface VerifyData {
   checks: ReportItem[];
   /** Check ids left out with `--skip`. */
   skipped: string[];
+  /** Check ids that do not apply to this series (no Metal role, no mutants, no test change). */
+  notApplicable: string[];
 }
 
 export const verifyCommand = defineCommand({
@@ -57,15 +59,33 @@ async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>
   ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
+  const [{ verifySeriesNotEmpty }, { seriesRoles }] = await Promise.all([
+    import('../series/plan.js'),
+    import('../series/config.js'),
+  ]);
+  verifySeriesNotEmpty((await ctx.project()).plan, 'verify');
+  if (options.requireMetal && seriesRoles(ctx.config).metal === null)
+    throw new UserError(
+      'NO_METAL_ROLE',
+      '--require-metal: the series has no Metal role, so there is no Metal lane to require.',
+      {
+        hint: 'Declare the Metal-only files in roles.metal of mlx-storage-pr.config.json, or leave out --require-metal.',
+      },
+    );
   const { ready, checks, skipped } = await readinessItems(ctx, options);
+  const notApplicable = checks.filter((c) => c.detail.startsWith('not applicable')).map((c) => c.id);
   const blocking = checks.filter((c) => c.required && c.status !== 'pass').length;
   const lines = [
+    `Lanes for this series: ${checks
+      .filter((c) => !notApplicable.includes(c.id))
+      .map((c) => c.id)
+      .join(', ')}${notApplicable.length ? `; not applicable: ${notApplicable.join(', ')}` : ''}`,
     ...formatItems(checks),
     ...(skipped.length ? [`left out (--skip): ${skipped.join(', ')}`] : []),
     ready ? 'Ready: every required check passes.' : `Not ready: ${blocking} required check(s) did not pass.`,
   ];
   return {
-    data: { command: 'verify', ready, checks, skipped },
+    data: { command: 'verify', ready, checks, skipped, notApplicable },
     lines,
     ...(ready ? {} : { exitCode: ExitCode.failure }),
   };

@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'TEMPLATE_SYNTAX'
   | 'PATH_ESCAPES_CHECKOUT'
   | 'SERIES_INVALID'
+  | 'SERIES_EMPTY'
+  | 'NO_METAL_ROLE'
   | 'SOURCE_UNREACHABLE'
   | 'SOURCE_NOT_REPOSITORY'
   | 'COMMIT_NOT_FOUND'
@@ -73,6 +75,8 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   TEMPLATE_SYNTAX: ExitCode.config,
   PATH_ESCAPES_CHECKOUT: ExitCode.config,
   SERIES_INVALID: ExitCode.config,
+  SERIES_EMPTY: ExitCode.usage,
+  NO_METAL_ROLE: ExitCode.usage,
   SOURCE_UNREACHABLE: ExitCode.source,
   SOURCE_NOT_REPOSITORY: ExitCode.source,
   COMMIT_NOT_FOUND: ExitCode.source,

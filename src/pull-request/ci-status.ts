@@ -108,7 +108,7 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
   const branch = options.branch ?? ctx.config.branch;
   if (!(await git.isValidBranchName(branch)))
     throw new UserError('USAGE', `--branch ${branch} is not a valid branch name.`, {
-      hint: 'For example --branch metal-storage-view.',
+      hint: 'For example --branch my-change (letters, digits, ".", "_", "-" and "/").',
     });
   const upstream = githubRepoOf(parseRepoLocation(ctx.config.upstream.url, ctx.cwd));
   if (upstream === null)

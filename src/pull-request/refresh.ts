@@ -7,6 +7,7 @@ import { mapJsonStrings } from '../core/json.js';
 import { leaseRef } from './fork-refs.js';
 import { inspectCheckout, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
+import { verifySeriesNotEmpty } from '../series/plan.js';
 import { refreshFork, resolveFork, tokenFrom, type RefreshOutcome } from './fork.js';
 import { makeUserCommit, prepareUserCommit } from './commit.js';
 import { openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
@@ -88,6 +89,7 @@ export async function refreshPullRequest(ctx: Context, options: PrOptions): Prom
 
 async function run(ctx: Context, options: PrOptions): Promise<PrData> {
   const need = { hint: ', so the pushed commit is what templates/ and patches/ say.' };
+  verifySeriesNotEmpty((await ctx.project()).plan, 'pr');
   const applied = await requireAppliedCheckout(ctx, need);
   const git = applied.git;
   await verifyNoLocalEdits(git);
@@ -97,7 +99,7 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
   const branch = options.branch ?? ctx.config.branch;
   if (!(await git.isValidBranchName(branch)))
     throw new UserError('USAGE', `--branch ${branch} is not a valid branch name.`, {
-      hint: 'For example --branch metal-storage-view.',
+      hint: 'For example --branch my-change (letters, digits, ".", "_", "-" and "/").',
     });
   const open = options.open
     ? await prepareOpen(ctx, { fork, branch, forkOwner: options.forkOwner, apiUrl: options.apiUrl })

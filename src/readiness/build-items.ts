@@ -54,11 +54,7 @@ export async function buildItems(
  * The PR's Metal-only cases on the host twin (Linux). On macOS they run for
  * real in the suite, so there is nothing to twin.
  */
-async function twinItem(
-  ctx: Context,
-  options: BuildItemOptions,
-  full: TestData | null,
-): Promise<ReportItem> {
+async function twinItem(ctx: Context, options: BuildItemOptions, full: TestData | null): Promise<ReportItem> {
   const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
   if (ctx.platform === 'darwin')
     return {

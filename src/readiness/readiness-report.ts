@@ -10,6 +10,7 @@ import { typeCheckPr } from './metal-lane.js';
 import { readPolicyFiles } from './policy-files.js';
 import type { SuiteOptions } from '../build/suite.js';
 import { buildItems } from './build-items.js';
+import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 
 export interface ReadinessItemsOptions extends SuiteOptions {
   metalCpp?: string | undefined;
@@ -61,6 +62,8 @@ async function formatStep(ctx: Context): Promise<ReportItem[]> {
 async function metalStep(ctx: Context, options: ReadinessItemsOptions): Promise<ReportItem> {
   const title = 'Metal type-check (check-metal)';
   const asked = options.metalCpp !== undefined || options.requireMetal === true;
+  if (seriesRoles(ctx.config).metal === null)
+    return { id: 'metal-typecheck', title, status: 'not-checked', required: false, detail: NO_METAL_ROLE };
   try {
     const lane = await typeCheckPr(ctx, {
       metalCpp: options.metalCpp,

@@ -197,14 +197,10 @@ export function templateVariables(config: Pick<Config, 'variables' | 'derived'>,
         : null;
     if (problem !== null || value === undefined)
       throw new UserError('CONFIG_INVALID', `${file}: ${problem}.`, {
-        hint: 'A derived variable names one of the config\'s own variables and has a name of its own.',
+        hint: "A derived variable names one of the config's own variables and has a name of its own.",
       });
     out[name] =
-      'copy' in rule
-        ? value
-        : 'basename' in rule
-          ? path.posix.basename(value)
-          : rule.with.repeat([...value].length);
+      'copy' in rule ? value : 'basename' in rule ? path.posix.basename(value) : rule.with.repeat([...value].length);
   }
   return out;
 }

@@ -62,7 +62,11 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
       });
     }
     seen.set(target, origin);
-    files.push({ path: target, content: renderTemplateText(template.content, variables, origin), template: template.path });
+    files.push({
+      path: target,
+      content: renderTemplateText(template.content, variables, origin),
+      template: template.path,
+    });
   }
 
   const patches: PlannedPatch[] = [];
@@ -101,7 +105,11 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
   hash.update(inputs.config.upstream.commit);
   for (const file of files) hash.update(`\0file\0${file.path}\0${file.content}`);
   for (const patch of patches) hash.update(`\0patch\0${patch.name}\0${patch.text}`);
-  return { commit: inputs.config.upstream.commit, files, patches, inputHash: hash.digest('hex').slice(0, 16),
+  return {
+    commit: inputs.config.upstream.commit,
+    files,
+    patches,
+    inputHash: hash.digest('hex').slice(0, 16),
     warnings,
   };
 }
@@ -132,4 +140,16 @@ export function plannedPaths(plan: ApplyPlan): string[] {
   return [
     ...new Set([...plan.files.map((f) => f.path), ...plan.patches.flatMap((p) => p.files.map((f) => f.path))]),
   ].sort();
+}
+
+/** `verify` and `pr` have nothing to check or push for a series without templates or patches. */
+export function verifySeriesNotEmpty(plan: ApplyPlan, command: string): void {
+  if (plan.files.length + plan.patches.length > 0) return;
+  throw new UserError(
+    'SERIES_EMPTY',
+    `The series is empty (no file in templates/, no patch in patches/series): \`${command}\` has nothing to ${command === 'pr' ? 'push' : 'check'}.`,
+    {
+      hint: 'Put your change into the series first: `mlx-storage-pr init --from <branch>` makes one from your commits, or edit the checkout and run `mlx-storage-pr export --include-new`.',
+    },
+  );
 }

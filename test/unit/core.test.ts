@@ -177,7 +177,8 @@ describe('buildPlan', () => {
     );
   });
   it('keeps MLX braces in a patch and warns of an undeclared name on an added line', () => {
-    const braces = 'diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+f({{0, 1}}); {{clas_name}}\n';
+    const braces =
+      'diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+f({{0, 1}}); {{clas_name}}\n';
     const plan = buildPlan(inputs({ patches: new Map([['0001.patch', braces]]) }));
     expect(plan.patches[0]?.text).toContain('+f({{0, 1}}); {{clas_name}}');
     expect(plan.warnings).toEqual([

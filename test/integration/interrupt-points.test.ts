@@ -26,8 +26,8 @@ interface Outcome {
 /**
  * Runs the built CLI in its own process group, waits until it says it is
  * paused at `point`, sends SIGINT to the group (and, with `forwarded`, once
- * more to the tool itself, as a wrapper such as npx forwards the terminal's
- * signal) and collects how it ended.
+ * more to the tool itself 50 ms later, as a wrapper such as npx forwards
+ * the terminal's signal) and collects how it ended.
  */
 function interruptAt(
   point: string,
@@ -50,7 +50,8 @@ function interruptAt(
     if (!sent && stderr.includes(`[test pause] at ${point}`)) {
       sent = true;
       process.kill(-(child.pid as number), 'SIGINT');
-      if (o.forwarded) process.kill(child.pid as number, 'SIGINT');
+      // A wrapper's forwarded copy comes a moment after the terminal's.
+      if (o.forwarded) setTimeout(() => process.kill(child.pid as number, 'SIGINT'), 50);
     }
   });
   return new Promise((resolve) =>

@@ -68,13 +68,15 @@ async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
 }
 
 function itemLine(item: MeasuredItem): string {
-  return `${formatBytes(item.bytes).padStart(10)}  ${item.name}/  ${item.what}`;
+  return `${formatBytes(item.bytes).padStart(10)}  ${shown(item)}  ${item.what}`;
 }
 
 function keptLine(keep: readonly WorkdirItem[]): string[] {
   if (keep.length === 0) return [];
-  return [`kept: ${keep.map((k) => `${k.name}/ (${k.what}; --all removes it)`).join(', ')}`];
+  return [`kept: ${keep.map((k) => `${shown(k)} (${k.what}; --all removes it)`).join(', ')}`];
 }
+
+const shown = (item: WorkdirItem) => (item.folder ? `${item.name}/` : item.name);
 
 const removeEntry = (item: MeasuredItem) => ({ name: item.name, path: item.path, what: item.what, bytes: item.bytes });
 const keepEntry = (item: WorkdirItem) => ({ name: item.name, what: item.what });

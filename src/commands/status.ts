@@ -35,6 +35,7 @@ function statusLines(data: StatusData, workdirFlag: string): string[] {
   const lines = [
     `checkout: ${data.checkout}`,
     `pinned:   ${data.pinned} (MLX ${data.pinnedVersion})`,
+    `source:   ${data.source.location}${data.source.origin === 'apply' ? ' (remembered from apply)' : ''}`,
     `head:     ${data.head ?? '(none)'}${data.branch ? ` on ${data.branch}` : ''}`,
     `base:     ${data.base ?? '(none)'}${data.base !== null && data.base !== data.pinned ? '  <- not the pinned commit' : ''}`,
     `series:   ${stateText[data.state]}`,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { IDENTITY, makeWorld, MESSAGE, refsOf, type World } from '../support/fork.js';
+import { startGitHubStandIn } from '../support/github-api.js';
 import { BIN, tempDir } from '../support/repos.js';
 
 /**
@@ -63,10 +64,14 @@ function interruptAt(
   );
 }
 
-/** Runs `once` REPEAT times and returns the runs whose outcome `check` rejects, with the reason. */
-async function repeat(once: (i: number) => Promise<Outcome>, check: (r: Outcome) => string | null): Promise<string[]> {
+/** Runs `once` `times` times and returns the runs whose outcome `check` rejects, with the reason. */
+async function repeat(
+  once: (i: number) => Promise<Outcome>,
+  check: (r: Outcome) => string | null,
+  times = REPEAT,
+): Promise<string[]> {
   const failed: string[] = [];
-  for (let i = 0; i < REPEAT; i++) {
+  for (let i = 0; i < times; i++) {
     const outcome = await once(i);
     const why = check(outcome);
     if (why !== null) failed.push(`run ${i + 1}: ${why}\nexit ${outcome.code}\n${outcome.stderr.slice(-1500)}`);
@@ -87,7 +92,7 @@ function interrupted(command: string, workdir: () => string, alsoRunning?: RegEx
   };
 }
 
-describe('Ctrl-C to the process group at a named step, 20 times each', () => {
+describe('Ctrl-C to the process group at a named step, 20 runs per point', () => {
   let world: World;
   /** A HOME whose git config makes every fetch from a local source hang in pack-objects until interrupted. */
   let slowFetchHome: string;
@@ -186,6 +191,40 @@ describe('Ctrl-C to the process group at a named step, 20 times each', () => {
       },
     );
     expect(failed).toEqual([]);
+  });
+
+  it('pr --push --open, after the push completed (5 runs): the push stands (exit 0), no pull request is sent, and it says to run again', async () => {
+    const api = await startGitHubStandIn({ token: 'ghp_test', repository: 'ml-explore/mlx', defaultBranch: 'main' });
+    try {
+      const workdir = path.join(world.project, '.work');
+      const failed = await repeat(
+        (i) => {
+          writeFileSync(
+            path.join(world.project, 'pr', 'commit-message.txt'),
+            MESSAGE.replace('\n\n', `\n\nOpen ${i}.\n`),
+          );
+          const args = ['pr', '--push', '--fork', world.fork, '--skip-checks', '--open', '--fork-owner', 'alice'];
+          return interruptAt('push-done', [...args, '--api-url', api.url], {
+            cwd: world.project,
+            workdir,
+            env: { ...env, ...IDENTITY, GH_TOKEN: 'ghp_test' },
+          });
+        },
+        (r) => {
+          if (r.code !== 0) return 'exit code is not 0';
+          if (!/^(?:created|updated): /m.test(r.stdout)) return `stdout does not give the push's result:\n${r.stdout}`;
+          if (!r.stderr.includes('interrupted after the push completed')) return 'no line saying the push completed';
+          if (!r.stderr.includes('the pull request was created or updated, so it was not: run the same command again'))
+            return 'no line saying the pull request was not sent';
+          if (api.requests.some((q) => q.method !== 'GET')) return 'a pull request was created or updated';
+          return null;
+        },
+        5,
+      );
+      expect(failed).toEqual([]);
+    } finally {
+      await api.close();
+    }
   });
 
   it('pr --push, just after taking the lock: pushes nothing, reports, removes the lock, exits 130', async () => {

@@ -2,10 +2,21 @@
 import { main } from '../dist/cli.js';
 
 // Ctrl-C: the first one lets the command stop its processes, clean up and report;
-// a second one stops at once.
+// a second one stops at once. A SIGINT within 0.3 s of the first is the
+// same Ctrl-C arriving twice: a wrapper such as npx forwards the terminal's SIGINT
+// to the tool, which the terminal also sends it directly.
+const SAME_CTRL_C_MS = 300;
 const interrupt = new AbortController();
+let firstInterrupt = 0;
 process.on('SIGINT', () => {
-  if (interrupt.signal.aborted) process.exit(130);
+  if (interrupt.signal.aborted) {
+    if (Date.now() - firstInterrupt < SAME_CTRL_C_MS) return;
+    process.stderr.write(
+      'Quit at once, without cleaning up: the next run takes over the lock and removes an unfinished fetch.\n',
+    );
+    process.exit(130);
+  }
+  firstInterrupt = Date.now();
   process.stderr.write('\nStopping (Ctrl-C again to quit at once)...\n');
   interrupt.abort();
 });
@@ -29,4 +40,9 @@ const code = await main({
   stderr: process.stderr,
   signal: interrupt.signal,
 });
+// A copy of that Ctrl-C still on its way must find the handler above, not a process
+// that is exiting (which it would kill, turning the exit code into "killed by SIGINT").
+const untilCopiesPass = firstInterrupt + SAME_CTRL_C_MS - Date.now();
+if (interrupt.signal.aborted && untilCopiesPass > 0)
+  await new Promise((resolve) => setTimeout(resolve, untilCopiesPass));
 process.exitCode = stdoutError !== null && stdoutError.code !== 'EPIPE' ? 1 : code;

@@ -4,7 +4,7 @@ import type { ArgumentsCamelCase, Argv } from 'yargs';
 
 import { packageVersion } from './adapters/package-root.js';
 import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
-import { InterruptedError, watchInterrupts } from './adapters/interrupt.js';
+import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { ProcessError } from './adapters/process-error.js';
 import { applyCommand } from './commands/apply.js';
@@ -221,13 +221,23 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     platform: io.platform ?? process.platform,
     logger: createLogger({ verbose, stream: io.stderr }),
   };
-  watchInterrupts(io.signal);
+  // Test-only: the tool's interrupt tests make a run wait at a named step for their Ctrl-C.
+  const pauseAt = PAUSE_POINTS.find((p) => p === io.env['MLX_STORAGE_PR_TEST_PAUSE_AT']);
+  watchInterrupts(io.signal, pauseAt === undefined ? undefined : { step: pauseAt, stream: io.stderr });
   try {
     const result = await handler(options);
-    // After Ctrl-C the result is not reported as a success, even when the work got done.
-    if (io.signal?.aborted) throw new InterruptedError({ finished: true });
-    if (json) io.stdout.write(`${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data }, null, 2)}\n`);
+    // After Ctrl-C the result is not reported as a success, even when the work got done, unless
+    // its effect outside this machine (a push) was complete: then the result is what happened.
+    const completed = completedStep();
+    if (io.signal?.aborted && completed === null) throw new InterruptedError({ finished: true });
+    const interrupted = io.signal?.aborted ? { interrupted: `after ${completed} completed` } : {};
+    if (json)
+      io.stdout.write(
+        `${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data, ...interrupted }, null, 2)}\n`,
+      );
     else io.stdout.write(result.lines.map((l) => `${l}\n`).join(''));
+    if (io.signal?.aborted)
+      io.stderr.write(`Ctrl-C: interrupted after ${completed} completed; the result above is done.\n`);
     return result.exitCode ?? ExitCode.ok;
   } catch (caught) {
     // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { permissionDenied } from '../core/errors.js';
 import { definedEnv, type Env } from './env.js';
 import type { Logger } from './log.js';
+import { pausePoint } from './interrupt.js';
 import { ProcessError } from './process-error.js';
 import { collect } from './process.js';
 
@@ -99,7 +100,7 @@ export class Git {
     const args = ['fetch', '--quiet', '--no-tags'];
     if (options.depth !== undefined) args.push('--depth', String(options.depth));
     if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
-    await this.raw([...args, source, commit], { echo: true });
+    await pausePoint('fetch-started', this.raw([...args, source, commit], { echo: true }));
   }
 
   async lsRemote(source: string): Promise<void> {
@@ -128,7 +129,7 @@ export class Git {
     const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
     if (options.depth !== undefined) args.push('--depth', String(options.depth));
     if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
-    await this.raw([...args, source, ...commits], { echo: true });
+    await pausePoint('fetch-started', this.raw([...args, source, ...commits], { echo: true }));
   }
 
   /** The commit `rev` names (`<rev>^{commit}`), or null when there is none. */

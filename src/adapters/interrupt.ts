@@ -23,15 +23,63 @@ const running = new Map<number, string>();
 let nextId = 0;
 let atInterrupt: string[] = [];
 let stoppedBySigint: string[] = [];
+let completed: string | null = null;
+let pause: { step: PausePoint; stream: NodeJS.WritableStream } | null = null;
 
-/** Connects a run's signal; called once per command by the entry point. */
-export function watchInterrupts(runSignal: AbortSignal | undefined): void {
+/**
+ * Connects a run's signal; called once per command by the entry point. `pauseAt`
+ * is for the tool's own tests only (see `pausePoint`); a run never sets it.
+ */
+export function watchInterrupts(
+  runSignal: AbortSignal | undefined,
+  pauseAt?: { step: PausePoint; stream: NodeJS.WritableStream },
+): void {
   signal = runSignal;
   shielded = 0;
   running.clear();
   atInterrupt = [];
   stoppedBySigint = [];
+  completed = null;
+  pause = pauseAt ?? null;
   runSignal?.addEventListener('abort', () => (atInterrupt = [...running.values()]), { once: true });
+}
+
+/** Points where a test can make the run wait for its Ctrl-C (`pausePoint`). */
+export const PAUSE_POINTS = ['lock-taken', 'fetch-started', 'push-done'] as const;
+export type PausePoint = (typeof PAUSE_POINTS)[number];
+
+/**
+ * Test-only: when the tool's tests asked to pause at `step` (the entry point
+ * reads MLX_STORAGE_PR_TEST_PAUSE_AT, which only those tests set), says so on
+ * stderr and waits there until Ctrl-C (or 60 s), so that a test can send the
+ * interrupt at exactly this point. With `alongside` (a process just started)
+ * it also waits for that and hands back its outcome. Otherwise a no-op.
+ */
+export async function pausePoint<T>(step: PausePoint, alongside?: Promise<T>): Promise<T | undefined> {
+  if (pause?.step !== step) return alongside === undefined ? undefined : await alongside;
+  const runSignal = signal;
+  pause.stream.write(`[test pause] at ${step}, pid ${process.pid}\n`);
+  const waiting = new Promise<void>((resolve) => {
+    if (runSignal?.aborted) return resolve();
+    const timer = setTimeout(resolve, 60_000);
+    runSignal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+  const [result] = await Promise.all([alongside, waiting]);
+  return result;
+}
+
+/**
+ * Records that the command's effect outside this machine is done (`the push`):
+ * an interrupt after it does not turn the command into a failure, the result is
+ * reported with a line saying the interrupt came after `what` completed.
+ */
+export function markCompleted(what: string): void {
+  completed = what;
+}
+
+/** What `markCompleted` recorded in this run, or null. */
+export function completedStep(): string | null {
+  return completed;
 }
 
 export function isInterrupted(): boolean {
@@ -59,6 +107,29 @@ export function stopIfInterrupted(): void {
  */
 export function childControl(): { signal: AbortSignal | undefined; detached: boolean } {
   return shielded > 0 ? { signal: undefined, detached: true } : { signal, detached: false };
+}
+
+/** How long a child stopped by SIGINT waits for this process's own SIGINT (see `childStoppedBy`). */
+const SAME_CTRL_C_MS = 1000;
+
+/**
+ * Called when a child ended. A child that SIGINT stopped while this run was
+ * not (yet) interrupted was most likely hit by the Ctrl-C a terminal sends to
+ * the whole process group, and this process's SIGINT is on its way: wait for
+ * it (at most a second) and throw InterruptedError when it came, instead of
+ * treating the stopped child as a failure and going on (to a fallback, say).
+ * Outside that case, or inside an uninterruptible step (whose children run
+ * in their own process group), it returns at once.
+ */
+export async function childStoppedBy(childSignal: string | null | undefined): Promise<void> {
+  const runSignal = signal;
+  if (childSignal !== 'SIGINT' || shielded > 0 || runSignal === undefined) return;
+  if (!runSignal.aborted)
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, SAME_CTRL_C_MS);
+      runSignal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  if (runSignal.aborted) throw new InterruptedError();
 }
 
 /** Records a started child for the interrupt report; returns the function to call when it ends. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
 import { WORKDIR_NAMES } from '../core/workdir.js';
 import { readJsonFile } from './files.js';
+import { pausePoint } from './interrupt.js';
 import { probe } from './process.js';
 
 const LockOwnerSchema = z.object({
@@ -110,6 +111,7 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
     }
   }
   try {
+    await pausePoint('lock-taken');
     return await fn();
   } finally {
     await rm(file, { force: true });

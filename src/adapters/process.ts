@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import { definedEnv, type Env } from './env.js';
-import { childControl, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
+import { childControl, childStoppedBy, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 import { ProcessError, quote } from './process-error.js';
 
@@ -90,6 +90,7 @@ export async function runProcess(
   forget(result.signal ?? null);
   if (pending) handle(pending);
   if (stream) await new Promise<void>((resolve) => stream.end(resolve));
+  await childStoppedBy(result.signal);
   if (result.failed && result.exitCode === undefined && result.signal === undefined) {
     // The program could not start at all (e.g. not installed).
     return { exitCode: null, signal: null, tail: result.message ?? `${command} could not start`, output: '' };
@@ -150,6 +151,7 @@ export async function capture(command: string, args: readonly string[], options:
     ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),
   });
   forget(result.signal ?? null);
+  await childStoppedBy(result.signal);
   const notStarted =
     result.exitCode === undefined && result.signal === undefined
       ? ((result.cause as NodeJS.ErrnoException | undefined) ?? new Error(result.message))
@@ -199,6 +201,7 @@ export async function runPipe(
   } catch (error) {
     const failed = error as { exitCode?: number; signal?: string; stderr?: string; command?: string };
     forget(failed.signal ?? null);
+    await childStoppedBy(failed.signal);
     throw new ProcessError(
       [first[0], ...first[1], '|', second[0], ...second[1]],
       { exitCode: failed.exitCode ?? null, signal: failed.signal ?? null, stderr: failed.stderr ?? '' },
@@ -255,12 +258,16 @@ export function collect(
     });
     child.on('close', (code, signal) => {
       forget(signal);
-      resolve({
-        exitCode: code,
-        signal,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      });
+      childStoppedBy(signal).then(
+        () =>
+          resolve({
+            exitCode: code,
+            signal,
+            stdout: Buffer.concat(out).toString('utf8'),
+            stderr: Buffer.concat(err).toString('utf8'),
+          }),
+        reject,
+      );
     });
   });
 }

@@ -9,6 +9,8 @@ export interface WorkdirItem {
   removedBy: 'clean' | 'all';
   /** A git worktree of the checkout lives inside, so git's list of worktrees needs pruning after. */
   holdsWorktree: boolean;
+  /** A folder (shown as `name/`), else a file. */
+  folder: boolean;
 }
 
 /**
@@ -16,13 +18,16 @@ export interface WorkdirItem {
  * lock) is not ours and is never touched.
  */
 export function classifyWorkdirEntry(name: string, isDirectory: boolean): WorkdirItem | null {
-  if (!isDirectory) return null;
   const item = (what: string, removedBy: WorkdirItem['removedBy'], holdsWorktree = false): WorkdirItem => ({
     name,
     what,
     removedBy,
     holdsWorktree,
+    folder: isDirectory,
   });
+  // Goes with the checkout: the source it was fetched from, which later commands use by default.
+  if (name === N.source && !isDirectory) return item('the MLX source apply used last', 'all');
+  if (!isDirectory) return null;
   if (name === N.checkout) return item('the MLX checkout', 'all');
   if (name === N.metalCpp) return item('downloaded metal-cpp', 'all');
   if (isPartialCheckout(name)) return item('unfinished fetch', 'clean');

@@ -1,6 +1,6 @@
 import { formatBytes, type WorkdirItem } from '../build/workdir-items.js';
 import type { MeasuredItem } from '../build/workdir-clean.js';
-import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
+import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
 
 interface CleanOptions extends GlobalOptions {
   all: boolean;
@@ -22,8 +22,8 @@ export const cleanCommand = defineCommand({
         default: false,
         describe: 'List what would be removed, with sizes; remove nothing',
       })
-      .example('$0 clean --dry-run', 'see what takes the space')
-      .example('$0 clean --all', 'start over from an empty workdir'),
+      .example(...exampleLines('$0 clean --dry-run', 'see what takes the space'))
+      .example(...exampleLines('$0 clean --all', 'start over from an empty workdir')),
   run: (o) => clean(o),
 });
 
@@ -68,13 +68,15 @@ async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
 }
 
 function itemLine(item: MeasuredItem): string {
-  return `${formatBytes(item.bytes).padStart(10)}  ${item.name}/  ${item.what}`;
+  return `${formatBytes(item.bytes).padStart(10)}  ${shown(item)}  ${item.what}`;
 }
 
 function keptLine(keep: readonly WorkdirItem[]): string[] {
   if (keep.length === 0) return [];
-  return [`kept: ${keep.map((k) => `${k.name}/ (${k.what}; --all removes it)`).join(', ')}`];
+  return [`kept: ${keep.map((k) => `${shown(k)} (${k.what}; --all removes it)`).join(', ')}`];
 }
+
+const shown = (item: WorkdirItem) => (item.folder ? `${item.name}/` : item.name);
 
 const removeEntry = (item: MeasuredItem) => ({ name: item.name, path: item.path, what: item.what, bytes: item.bytes });
 const keepEntry = (item: WorkdirItem) => ({ name: item.name, what: item.what });

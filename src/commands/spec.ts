@@ -59,6 +59,16 @@ export function defineCommand<O>(spec: TypedCommandSpec<O>): CommandSpec {
   return spec as unknown as CommandSpec;
 }
 
+/**
+ * One `--help` example as yargs' `.example()` takes it: the description as a
+ * shell comment, then the command on a line of its own. yargs gives a
+ * described example only half the width and wraps the command inside it;
+ * an example without a description gets the whole line.
+ */
+export function exampleLines(command: string, description: string): [string, string] {
+  return [`# ${description}\n${command}`, ''];
+}
+
 /** The arguments after `--` (yargs' `populate--`), as text. */
 export function afterDashes(options: Record<string, unknown>): string[] {
   const rest = options['--'];

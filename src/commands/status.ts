@@ -1,11 +1,11 @@
 import type { CheckoutState } from '../series/checkout-state.js';
 import type { StatusData } from '../series/checkout-status.js';
-import { defineCommand } from './spec.js';
+import { defineCommand, exampleLines } from './spec.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
   describe: 'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
-  builder: (y) => y.example('$0 status --json', 'machine-readable state'),
+  builder: (y) => y.example(...exampleLines('$0 status --json', 'machine-readable state')),
   run: async (o) => {
     const [{ loadContext }, { checkoutStatus }] = await Promise.all([
       import('../series/context.js'),
@@ -35,6 +35,7 @@ function statusLines(data: StatusData, workdirFlag: string): string[] {
   const lines = [
     `checkout: ${data.checkout}`,
     `pinned:   ${data.pinned} (MLX ${data.pinnedVersion})`,
+    `source:   ${data.source.location}${data.source.origin === 'apply' ? ' (remembered from apply)' : ''}`,
     `head:     ${data.head ?? '(none)'}${data.branch ? ` on ${data.branch}` : ''}`,
     `base:     ${data.base ?? '(none)'}${data.base !== null && data.base !== data.pinned ? '  <- not the pinned commit' : ''}`,
     `series:   ${stateText[data.state]}`,

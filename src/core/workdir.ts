@@ -7,6 +7,7 @@ import path from 'node:path';
 export const WORKDIR_NAMES = {
   checkout: 'mlx',
   lock: '.lock',
+  source: 'source.json',
   buildPrefix: 'build-',
   baseline: 'baseline',
   withoutImplementation: 'without-implementation',
@@ -31,6 +32,8 @@ export interface WorkdirLayout {
   checkout: string;
   /** The lock every command that changes the workdir takes. */
   lock: string;
+  /** The MLX source the last `apply` fetched from (no credentials): the default of the commands after it. */
+  source: string;
   /** Where an unfinished fetch builds a new checkout before moving it into place. */
   partialCheckout(pid: number): string;
   /** The checkout and its builds (`build-<key>`). */
@@ -76,6 +79,7 @@ export function workdirLayout(workdir: string): WorkdirLayout {
     root: workdir,
     checkout: path.join(workdir, n.checkout),
     lock: path.join(workdir, n.lock),
+    source: path.join(workdir, n.source),
     partialCheckout: (pid) => path.join(workdir, `${n.checkout}.partial-${pid}`),
     patched: tree(workdir, path.join(workdir, n.checkout)),
     baseline: {

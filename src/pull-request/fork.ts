@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 
 import type { Env } from '../adapters/env.js';
 import type { Git } from '../adapters/git.js';
+import { markCompleted, pausePoint } from '../adapters/interrupt.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, ProcessError, quote } from '../adapters/process-error.js';
 import { realPath } from '../series/project-files.js';
@@ -294,6 +295,8 @@ export async function refreshFork(
   ];
   try {
     await git.pushAtomic(o.fork.url, updates);
+    markCompleted('the push');
+    await pausePoint('push-done');
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
     throw await pushFailed(git, o, state, error, {

@@ -1,4 +1,5 @@
 import type { Git } from '../adapters/git.js';
+import { isInterrupted } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { formatItems, type ReportItem } from '../core/report-items.js';
@@ -147,13 +148,19 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
     return { commit, outcome };
   });
 
-  const pullRequest = open
-    ? await openPullRequest(open, {
-        title: refreshed.commit.subject,
-        draft: options.draft !== false,
-        dryRun: options.dryRun === true,
-      })
-    : null;
+  // Ctrl-C after the push: the push stands, the pull request is left for the next run.
+  if (open && isInterrupted())
+    ctx.log.warn(
+      'Ctrl-C came before the pull request was created or updated, so it was not: run the same command again (the branch will be unchanged).',
+    );
+  const pullRequest =
+    open && !isInterrupted()
+      ? await openPullRequest(open, {
+          title: refreshed.commit.subject,
+          draft: options.draft !== false,
+          dryRun: options.dryRun === true,
+        })
+      : null;
 
   return {
     command: 'pr',

@@ -6,6 +6,7 @@ import { formatConflict, type Conflict } from './conflict.js';
 import { UserError } from '../core/errors.js';
 import { plannedPaths } from './plan.js';
 import { ensureCheckout } from './checkout.js';
+import { recordSource } from './source.js';
 import type { Context } from './context.js';
 import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from './checkout-state.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
@@ -84,6 +85,9 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
   const apply = async (): Promise<ApplyData> => {
     // A new checkout gets its files from the applied commit directly, written once.
     const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
+    // The commands after this one fetch from the same source when not told otherwise.
+    if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply')
+      await recordSource(ctx.layout, ctx.source);
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {

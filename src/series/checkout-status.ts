@@ -2,6 +2,7 @@ import type { Conflict } from './conflict.js';
 import { plannedPaths } from './plan.js';
 import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
 import type { Context } from './context.js';
+import type { Source } from './source.js';
 import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './checkout-state.js';
 import { buildTree } from './tree.js';
 
@@ -10,6 +11,8 @@ export interface StatusData {
   checkout: string;
   pinned: string;
   pinnedVersion: string;
+  /** The MLX source commands fetch from, and where it was chosen (`apply`: remembered from the last apply). */
+  source: { location: string; origin: Source['origin'] };
   head: string | null;
   base: string | null;
   branch: string | null;
@@ -33,6 +36,7 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
     checkout: ctx.layout.checkout,
     pinned,
     pinnedVersion: ctx.config.upstream.version,
+    source: { location: ctx.source.display, origin: ctx.source.origin },
     head: null,
     base: null,
     branch: null,

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { permissionDenied, UserError } from '../core/errors.js';
 import { DEFAULT_WORKDIR, verifyWorkdir } from '../core/paths.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from './plan.js';
-import { chooseSource, type Source } from './source.js';
+import { chooseSource, readRecordedSource, type Source } from './source.js';
 import { workdirLayout, type WorkdirLayout } from '../core/workdir.js';
 import { cacheRoot } from '../build/offline-deps.js';
 
@@ -59,16 +59,31 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
   const projectRoot = options.project ? path.resolve(options.cwd, options.project) : findProjectRoot(options.cwd);
   const config = await loadConfig(projectRoot);
   const workdir = chooseWorkdir(options, projectRoot);
-  const source = chooseSource(options.mlxRepo, options.env['MLX_REPO'], config.upstream.url, options.cwd);
+  const layout = workdirLayout(workdir);
+  const envSource = options.env['MLX_REPO'];
+  // Without --mlx-repo and MLX_REPO, the source the last apply in this workdir used.
+  const recorded =
+    options.mlxRepo === undefined && (envSource === undefined || envSource === '')
+      ? await readRecordedSource(layout)
+      : null;
+  const source = chooseSource(options.mlxRepo, envSource, config.upstream.url, options.cwd, recorded);
   const log = options.logger ?? createLogger({ verbose: options.verbose ?? false });
+  let sourceTold = false;
   let project: Promise<Project> | undefined;
   let checkout: Git | undefined;
   const ctx: Context = {
     projectRoot,
     config,
     workdir,
-    layout: workdirLayout(workdir),
-    source,
+    layout,
+    // A remembered source is named once, where a command first uses it.
+    get source() {
+      if (source.origin === 'apply' && !sourceTold) {
+        sourceTold = true;
+        log.info(`MLX source: ${source.display}, remembered from apply`);
+      }
+      return source;
+    },
     log,
     env: options.env,
     cwd: options.cwd,

@@ -2,7 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
-import { runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
+import { completedStep, runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
 import { lockOwner } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
 import type { WorkdirLayout } from '../core/workdir.js';
@@ -43,6 +43,7 @@ export async function interruptedError(
   run: { finished: boolean },
 ): Promise<UserError> {
   const running = runningAtInterrupt();
+  const completed = completedStep();
   // The report itself runs git; a second Ctrl-C still stops the process at once (bin/).
   watchInterrupts(undefined);
   const details: InterruptDetails = {
@@ -74,6 +75,7 @@ export async function interruptedError(
       ? `Interrupted: Ctrl-C came as \`mlx-storage-pr ${command}\` was finishing; its last step was not cut off, so its work is done (see the state below).`
       : `Interrupted: \`mlx-storage-pr ${command}\` did not finish${running.length ? `; it stopped while running \`${running.join('`, `')}\`` : ''}.`,
   ];
+  if (completed !== null) lines.push(`Ctrl-C came after ${completed} completed; that stands.`);
   const where = details.checkout.path ?? 'the checkout';
   if (details.checkout.state === 'no-checkout')
     lines.push(`No MLX checkout in ${where}; nothing was kept from an unfinished fetch.`);

@@ -1,4 +1,10 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+import { z } from 'zod';
+
+import { readJsonFile } from '../adapters/files.js';
+import type { WorkdirLayout } from '../core/workdir.js';
 
 export interface Source {
   kind: 'url' | 'path';
@@ -6,20 +12,55 @@ export interface Source {
   display: string;
   /** What git fetches from. */
   location: string;
+  /** Where it was chosen: --mlx-repo, MLX_REPO, the source the last apply recorded, or the config's upstream URL. */
+  origin: 'option' | 'env' | 'apply' | 'config';
 }
 
-/** Where MLX comes from: --mlx-repo, then MLX_REPO, then the config's upstream URL. */
+/**
+ * Where MLX comes from: --mlx-repo, then MLX_REPO, then the source the last
+ * `apply` in this workdir used (`remembered`), then the config's upstream URL.
+ */
 export function chooseSource(
   flag: string | undefined,
   env: string | undefined,
   configUrl: string,
   cwd: string,
+  remembered: string | null = null,
 ): Source {
-  const value = flag ?? (env && env.length > 0 ? env : undefined) ?? configUrl;
+  const given = env && env.length > 0 ? env : undefined;
+  const [value, origin]: [string, Source['origin']] =
+    flag !== undefined
+      ? [flag, 'option']
+      : given !== undefined
+        ? [given, 'env']
+        : remembered !== null && remembered !== configUrl
+          ? [remembered, 'apply']
+          : [configUrl, 'config'];
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^[\w.-]+@[\w.-]+:/.test(value)) {
-    return { kind: 'url', display: value, location: value };
+    return { kind: 'url', display: value, location: value, origin };
   }
   const absolute = path.resolve(cwd, value);
   // file:// makes git honour --depth for local repositories too.
-  return { kind: 'path', display: absolute, location: `file://${absolute}` };
+  return { kind: 'path', display: absolute, location: `file://${absolute}`, origin };
+}
+
+/** The source as `apply` records it: an absolute path, or the URL without an http(s) user part (no token is ever written). */
+export function recordedForm(source: Source): string {
+  return source.kind === 'path' ? source.display : source.display.replace(/^(https?:\/\/)[^/@]*@/i, '$1');
+}
+
+const RecordedSourceSchema = z.object({ source: z.string().min(1) });
+
+/** The source the last `apply` in this workdir recorded, or null (none, or a file the tool cannot use). */
+export async function readRecordedSource(layout: WorkdirLayout): Promise<string | null> {
+  return (await readJsonFile(layout.source, RecordedSourceSchema))?.source ?? null;
+}
+
+/** Records the source `apply` used, for the commands after it (written aside, then renamed into place). */
+export async function recordSource(layout: WorkdirLayout, source: Source): Promise<void> {
+  const value: z.infer<typeof RecordedSourceSchema> = { source: recordedForm(source) };
+  await mkdir(layout.root, { recursive: true });
+  const draft = `${layout.source}.${process.pid}`;
+  await writeFile(draft, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(draft, layout.source);
 }

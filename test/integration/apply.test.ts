@@ -408,6 +408,7 @@ describe('status and reset', () => {
       [
         `checkout: ${checkout}`,
         `pinned:   ${upstream.sha} (MLX 0.32.2)`,
+        `source:   ${upstream.dir} (remembered from apply)`,
         `head:     ${head} on mlx-storage-pr`,
         `base:     ${upstream.sha}`,
         'series:   applied and current',

@@ -170,7 +170,7 @@ describe('check --against', () => {
     const result = await check('--against', 'v2.0', 'context', 'merged');
     expect(result.code, result.stderr).toBe(4);
     expect([snapshot(checkout), objects(), refs(), shallow()]).toEqual(before);
-    expect(readdirSync(path.join(project, '.work')).sort()).toEqual(['check', 'mlx']);
+    expect(readdirSync(path.join(project, '.work')).sort()).toEqual(['check', 'mlx', 'source.json']);
   });
 
   it('fetches only what is missing: a second run of the same commit ids needs no source at all', async () => {

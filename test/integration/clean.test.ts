@@ -67,7 +67,7 @@ describe('clean', () => {
     expect(listed['baseline']).toBeGreaterThanOrEqual(MB);
     expect(result.json.bytes).toBe(Object.values(listed).reduce((a, b) => a + b, 0));
     expect(result.json.removed).toBe(false);
-    expect(result.json.keep.map((e: { name: string }) => e.name).sort()).toEqual(['metal-cpp', 'mlx']);
+    expect(result.json.keep.map((e: { name: string }) => e.name).sort()).toEqual(['metal-cpp', 'mlx', 'source.json']);
     expect(readdirSync(workdir, { recursive: true }).length).toBe(before);
 
     const human = await cli('clean', '--dry-run');
@@ -83,7 +83,7 @@ describe('clean', () => {
     const result = await cli('clean', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(result.json.removed).toBe(true);
-    expect(readdirSync(workdir).sort()).toEqual(['metal-cpp', 'mlx', 'my-notes']);
+    expect(readdirSync(workdir).sort()).toEqual(['metal-cpp', 'mlx', 'my-notes', 'source.json']);
     expect(snapshot(checkout)).toBe(before);
     expect(git(checkout, 'worktree', 'list', '--porcelain')).not.toContain('baseline');
     expect((await cli('status', '--json')).json.state).toBe('applied');
@@ -130,7 +130,7 @@ describe('clean', () => {
 
     // Without --all the same checkout is no obstacle.
     expect((await cli('clean')).code).toBe(0);
-    expect(entries()).toEqual(['metal-cpp', 'mlx', 'my-notes']);
+    expect(entries()).toEqual(['metal-cpp', 'mlx', 'my-notes', 'source.json']);
   });
 
   it('says there is nothing to clean and creates no workdir', async () => {

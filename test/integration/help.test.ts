@@ -26,6 +26,34 @@ describe('--help wraps between words only', () => {
   }
 });
 
+// yargs gives a described example half the width and wraps the command inside it
+// ("check-metal --metal-cpp" / "~/Downloads/metal-cpp"), which cannot be copied as it is.
+describe('--help examples', () => {
+  it('show each command whole on one line, after its description, in a pipe and at 80 and 100 columns', async () => {
+    let described = 0;
+    for (const name of names.filter(Boolean)) {
+      for (const columns of [undefined, 80, 100]) {
+        const where = `${name} --help at ${columns ?? 'pipe'}`;
+        const help = await runCli([name, '--help'], { cwd: REPO_ROOT, ...(columns ? { columns } : {}) });
+        const block = help.stdout.split('\nExamples:\n')[1]?.split('\n\n')[0];
+        if (block === undefined) continue;
+        if (columns === undefined) described++;
+        const lines = block.split('\n').filter(Boolean);
+        const isCommand = (line: string) =>
+          line === `  mlx-storage-pr ${name}` || line.startsWith(`  mlx-storage-pr ${name} `);
+        lines.forEach((line, i) => {
+          const next = lines[i + 1];
+          // A description (a comment, which may wrap) comes first; nothing continues a command.
+          if (i === 0) expect(line, where).toMatch(/^ {2}# \S/);
+          if (isCommand(line) && next !== undefined) expect(next, `${where}: after ${line}`).toMatch(/^ {2}# \S/);
+        });
+        expect(lines.filter(isCommand).length, where).toBe(lines.filter((l) => l.startsWith('  # ')).length);
+      }
+    }
+    expect(described).toBeGreaterThanOrEqual(10);
+  });
+});
+
 describe('verify --help', () => {
   it('names every group --skip takes', async () => {
     const { VERIFY_GROUPS } = await import('../../src/readiness/skip.js');

@@ -7,7 +7,7 @@ import { verifyInsideCheckout } from '../../src/core/paths.js';
 import { buildPlan } from '../../src/series/plan.js';
 import { placeholdersIn, renderPatchText, renderTemplateText } from '../../src/series/render.js';
 import { parsePatchFiles, parseSeries } from '../../src/series/series-file.js';
-import { chooseSource } from '../../src/series/source.js';
+import { chooseSource, recordedForm } from '../../src/series/source.js';
 import { RFC_DERIVED, RFC_OWN_VARIABLES, RFC_VARIABLES } from '../support/variables.js';
 
 const variables = RFC_VARIABLES;
@@ -235,18 +235,30 @@ describe('diagnoseFile', () => {
 });
 
 describe('chooseSource', () => {
-  it('prefers the flag, then MLX_REPO, then the config URL', () => {
-    expect(chooseSource('/m', '/e', 'https://u', '/').display).toBe('/m');
-    expect(chooseSource(undefined, 'rel', 'https://u', '/base')).toEqual({
+  it('prefers the flag, then MLX_REPO, then the source apply recorded, then the config URL', () => {
+    expect(chooseSource('/m', '/e', 'https://u', '/', '/r')).toMatchObject({ display: '/m', origin: 'option' });
+    expect(chooseSource(undefined, 'rel', 'https://u', '/base', '/r')).toEqual({
       kind: 'path',
       display: '/base/rel',
       location: 'file:///base/rel',
+      origin: 'env',
     });
+    expect(chooseSource(undefined, '', 'https://u', '/', '/r')).toMatchObject({ display: '/r', origin: 'apply' });
+    // A recorded source that is the config's URL is just the default.
+    expect(chooseSource(undefined, undefined, 'https://u', '/', 'https://u')).toMatchObject({ origin: 'config' });
     expect(chooseSource(undefined, undefined, 'https://u/x.git', '/')).toMatchObject({
       kind: 'url',
       location: 'https://u/x.git',
     });
     expect(chooseSource('git@github.com:me/mlx.git', undefined, 'x', '/').kind).toBe('url');
+  });
+
+  it('records a URL without its http(s) user part, so no token is written to the workdir', () => {
+    const recorded = (value: string) => recordedForm(chooseSource(value, undefined, 'x', '/base'));
+    expect(recorded('https://ghp_secret@mirror.example/mlx.git')).toBe('https://mirror.example/mlx.git');
+    expect(recorded('http://me:pw@127.0.0.1:8/mlx.git')).toBe('http://127.0.0.1:8/mlx.git');
+    expect(recorded('git@github.com:me/mlx.git')).toBe('git@github.com:me/mlx.git');
+    expect(recorded('mirror')).toBe('/base/mirror');
   });
 });
 

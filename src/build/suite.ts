@@ -33,6 +33,8 @@ export interface SuiteOptions {
   metalTwin?: boolean | undefined;
   /** Build and run the normal suite (the default); false with metalTwin runs the twin alone. */
   suite?: boolean | undefined;
+  /** Run only the cases defined in these files (doctest --source-file patterns, comma-separated). */
+  sourceFile?: string | undefined;
 }
 
 export interface TestData {
@@ -279,7 +281,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
   };
   if (runsSuite) {
     built = await buildTarget(patchedSpec, ctx.log, stream);
-    patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+    patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests, sourceFile: options.sourceFile });
   }
   const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
   const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
@@ -338,7 +340,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
     await writeFile(
       lastRunFile(buildDir),
-      savedText(lastRunInputs(plan.inputHash, options.tests ?? null, binary), data),
+      savedText(lastRunInputs(plan.inputHash, runFilter(options), binary), data),
     );
   }
   return { data, classified, blocking, inputHash: plan.inputHash };
@@ -364,6 +366,12 @@ export interface SuiteResult {
 }
 
 /** What the saved last run depends on: the series, the --tests filter and the test binary. */
+/** The filters a run was made with, for its saved results; null for a whole run. */
+function runFilter(options: SuiteOptions): string | null {
+  const parts = [options.tests, options.sourceFile && `source:${options.sourceFile}`].filter(Boolean);
+  return parts.length ? parts.join(' ') : null;
+}
+
 function lastRunInputs(inputHash: string, filter: string | null, binaryMtimeMs: number | null): string {
   return JSON.stringify({ inputHash, filter, binaryMtimeMs });
 }

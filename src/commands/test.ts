@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-import { ExitCode } from '../core/errors.js';
+import { ExitCode, UserError } from '../core/errors.js';
 import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../build/baseline.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import type { TestData } from '../build/suite.js';
@@ -25,6 +25,11 @@ export const testCommand = defineCommand({
         default: false,
         describe:
           "Also run the Metal-only cases on Linux against the host twin of metal-cpp (twin/): the PR's logic, not Metal itself",
+      })
+      .option('metal-only', {
+        type: 'boolean',
+        default: false,
+        describe: "Run only the cases of the series' Metal-only test files (roles.metal.tests; on a Mac, on Metal)",
       })
       .option('suite', {
         type: 'boolean',
@@ -65,7 +70,12 @@ export const testCommand = defineCommand({
     verifyDepsDir(o.cwd, o.depsDir);
     const ctx = await loadContext(o);
     // The twin runs the series' Metal-only files; a series without them has nothing for it.
-    const twinApplies = !o.metalTwin || seriesRoles(ctx.config).metal !== null;
+    const metal = seriesRoles(ctx.config).metal;
+    if (o.metalOnly && metal === null)
+      throw new UserError('NO_METAL_ROLE', `--metal-only: ${NO_METAL_ROLE}.`, {
+        hint: 'Declare the Metal-only files in roles.metal of mlx-storage-pr.config.json, or use --tests <filter>.',
+      });
+    const twinApplies = !o.metalTwin || metal !== null;
     if (!twinApplies && !o.suite)
       return { data: { command: 'test', notApplicable: NO_METAL_ROLE }, lines: [`Metal twin: ${NO_METAL_ROLE}`] };
     const result = await runSuite(ctx, {
@@ -74,6 +84,7 @@ export const testCommand = defineCommand({
       depsDir: o.depsDir,
       baseline: o.baseline,
       metalTwin: o.metalTwin && twinApplies,
+      ...(o.metalOnly && metal ? { sourceFile: metal.tests.map((f) => `*/${f}`).join(',') } : {}),
       suite: o.suite,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     });

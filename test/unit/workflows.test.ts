@@ -658,7 +658,7 @@ describe('ci.yml', () => {
   it("macOS: the Metal build runs the storage cases with DEVICE=cpu and the Metal environment of MLX's test-macos, and fails the job when it fails", () => {
     const metal = step('macos', (s) => s.id === 'metal');
     expect(metal.env).toEqual({ DEVICE: 'cpu', METAL_DEVICE_WRAPPER_TYPE: 1, METAL_DEBUG_ERROR_MODE: 0 });
-    expect(metal.run).toContain('mlx-storage-pr test --debug --no-baseline --tests "*storage*" --json -- "${args[@]}"');
+    expect(metal.run).toContain('mlx-storage-pr test --debug --no-baseline --metal-only --json -- "${args[@]}"');
     const summary = step('macos', (s) => s.name === 'Job summary').run ?? '';
     expect(summary).toContain('metal::is_available()\\` stays true');
     expect(summary).toContain('no GPU kernel ran');

@@ -186,6 +186,49 @@ export class Git {
     }
   }
 
+  /**
+   * The lines of the files under `pathspecs` at `commit` that match the
+   * extended regular expression `pattern`, each with the `after` lines that
+   * follow it (`git grep -A`): one git command, however many files.
+   */
+  async grepLines(
+    commit: string,
+    pattern: string,
+    pathspecs: readonly string[],
+    after = 0,
+  ): Promise<Array<{ path: string; line: number; text: string }>> {
+    let out: string;
+    try {
+      out = await this.raw([
+        'grep',
+        '-z',
+        '-n',
+        '-I',
+        '--no-color',
+        '-E',
+        `-A${after}`,
+        '-e',
+        pattern,
+        `${commit}^{commit}`,
+        '--',
+        ...pathspecs,
+      ]);
+    } catch (error) {
+      // Exit 1 is git grep's "no line matched"; anything else is a failure.
+      if (error instanceof ProcessError && error.exitCode === 1) return [];
+      throw error;
+    }
+    const prefix = `${commit}^{commit}:`;
+    const lines: Array<{ path: string; line: number; text: string }> = [];
+    // With -z, matches and context lines alike read <commit>:<path>\0<line>\0<text>; groups are split by "--".
+    for (const row of out.split('\n')) {
+      const [where, line, ...text] = row.split('\0');
+      if (where === undefined || line === undefined || !where.startsWith(prefix)) continue;
+      lines.push({ path: where.slice(prefix.length), line: Number(line), text: text.join('\0') });
+    }
+    return lines;
+  }
+
   async status(paths: readonly string[] = []): Promise<StatusEntry[]> {
     const out = await this.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...paths]);
     const entries: StatusEntry[] = [];

@@ -129,8 +129,11 @@ export interface RstLabel {
 /** A label line, as `git grep -E` and JavaScript both read it: `.. _name:` or `.. _`name`:`. */
 export const LABEL_PATTERN = '^\\.\\. _(`[^`]+`|[^`:_ ][^:]*):[[:space:]]*$';
 const LABEL_LINE = /^\.\. _(`[^`]+`|[^`:_ ][^:]*):\s*$/;
-/** How many lines after a label `titled` looks at: more labels, blank lines, an overline, the title, its underline. */
-export const LABEL_LOOKAHEAD = 6;
+/** How many lines after a label `titled` looks at: more labels, blank lines, a `currentmodule`, the title's lines. */
+export const LABEL_LOOKAHEAD = 8;
+/** Directives that make no node, so a label before them still labels what follows them (MLX: `currentmodule`). */
+const NO_NODE_DIRECTIVE =
+  /^\.\. (?:py:)?(?:currentmodule|module|highlight|default-role|default-domain|cpp:namespace(?:-push|-pop)?)::/;
 const ADORNMENT = /^([!-/:-@[-`{-~])\1+\s*$/;
 
 /**
@@ -149,10 +152,11 @@ export function rstLabels(file: string, lines: ReadonlyArray<{ line: number; tex
   return labels;
 }
 
-/** True when the first line after `line` that is neither blank nor a label starts a section title. */
+/** True when the first line after `line` that is not blank, a label or a directive without a node starts a section title. */
 function isTitleAfter(lines: ReadonlyMap<number, string>, line: number): boolean {
+  const skipped = (text: string) => text.trim() === '' || LABEL_LINE.test(text) || NO_NODE_DIRECTIVE.test(text);
   let n = line + 1;
-  while (lines.has(n) && ((lines.get(n) as string).trim() === '' || LABEL_LINE.test(lines.get(n) as string))) n++;
+  while (lines.has(n) && skipped(lines.get(n) as string)) n++;
   const first = lines.get(n);
   const second = lines.get(n + 1);
   if (first === undefined || second === undefined || first.trim() === '') return false;

@@ -532,6 +532,32 @@ export class Git {
     return this.raw(['push', '--atomic', '--porcelain', ...leases, url, ...refspecs], { echo: true });
   }
 
+  /** True when this repository holds only part of its history (a `--depth` fetch). */
+  async isShallow(): Promise<boolean> {
+    return (await this.raw(['rev-parse', '--is-shallow-repository'])).trim() === 'true';
+  }
+
+  /** The committer time of `commit`, in seconds since 1970. */
+  async commitTime(commit: string): Promise<number> {
+    return Number((await this.raw(['log', '-1', '--format=%ct', `${commit}^{commit}`, '--'])).trim());
+  }
+
+  /**
+   * Deepens a shallow repository: fetches `commits` with their history back
+   * to `since` (seconds since 1970, `git fetch --shallow-since`), without
+   * updating any ref.
+   */
+  async fetchSince(
+    source: string,
+    commits: readonly string[],
+    since: number,
+    options: { local?: boolean },
+  ): Promise<void> {
+    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', `--shallow-since=${since}`];
+    if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
+    await this.raw([...args, source, ...commits], { echo: true });
+  }
+
   /** True when `ancestor` is `commit` or one of its ancestors. */
   async isAncestor(ancestor: string, commit: string): Promise<boolean> {
     try {

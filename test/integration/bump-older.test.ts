@@ -91,3 +91,16 @@ describe.each([
     expect(forward.json.relation).toBe('newer');
   });
 });
+
+describe('bump --allow-older', () => {
+  it('is a usage error (2) without --to, naming --to', async () => {
+    for (const other of ['--continue', '--abort']) {
+      const r = await runCli(['bump', other, '--allow-older', '--mlx-repo', upstream.dir, '--json'], { cwd: project });
+      expect(r.code).toBe(2);
+      expect(r.json.error).toMatchObject({
+        code: 'USAGE',
+        message: expect.stringContaining('--allow-older goes with --to'),
+      });
+    }
+  });
+});

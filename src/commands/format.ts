@@ -24,15 +24,21 @@ export const formatCommand = defineCommand({
         'New files are formatted whole; patched MLX files only on the lines the patch adds (clang-format line ranges), ' +
           "so MLX's own lines are never reformatted. Style comes from the checkout's .clang-format files at the pinned commit. " +
           'CMake files need cmake-format 0.6.13 on PATH (pip install cmakelang==0.6.13) or uvx/pipx; Python files need the black and isort ' +
-          "versions MLX's .pre-commit-config.yaml pins on PATH. A file without its tool is reported as not checked, and the report is not clean.",
+          "versions MLX's .pre-commit-config.yaml pins on PATH. A file without its tool is reported as not checked: the report is then not clean, though format exits 0.",
       ),
   run: (o) => format(o),
 });
 
 export interface FormatData extends FormatReport {
   command: 'format';
-  /** True when every file was checked and is formatted, and no tool version differs from MLX's pins. */
+  /**
+   * True when every file was checked and is formatted, and no tool version
+   * differs from MLX's pins. A file not checked makes it false without failing
+   * the command (exit 0): `verify` is where a missing tool fails.
+   */
   clean: boolean;
+  /** How many files were not checked (their tool is missing). */
+  notChecked: number;
   /** Project files `--fix` rewrote. */
   fixed: string[];
   /** Set when the command fails. */
@@ -72,7 +78,8 @@ async function format(options: FormatOptions): Promise<CommandResult<FormatData>
   const problems = versionProblems(report);
   const differs = report.files.filter((f) => f.status === 'differs');
   const skipped = report.files.filter((f) => f.status === 'not-checked').length;
-  const clean = differs.length === 0 && problems.length === 0 && skipped === 0;
+  const failed = differs.length > 0 || problems.length > 0;
+  const clean = !failed && skipped === 0;
   const lines: string[] = [];
   if (report.hooks.length) {
     lines.push("MLX's pre-commit hooks at the pinned commit, and the files of this PR each applies to:");
@@ -90,16 +97,20 @@ async function format(options: FormatOptions): Promise<CommandResult<FormatData>
     lines.push(
       `${differs.length} file(s) need formatting. Run \`mlx-storage-pr format --fix\` to write the fix into templates/ and patches/.${skipped ? ` ${skipped} file(s) not checked.` : ''}`,
     );
-  else if (skipped) lines.push(`Not clean: ${skipped} file(s) not checked (n/c above: install the tool it names).`);
+  else if (!failed)
+    lines.push(
+      `No differences in the files checked (${tools}), but not clean: ${skipped} file(s) not checked (n/c above: install the tool it names).`,
+    );
   else lines.push("Not clean: a tool's version is not the one MLX pins (FAIL above).");
 
   const data: FormatData = {
     command: 'format',
     ...report,
     clean,
+    notChecked: skipped,
     fixed,
     problems,
-    ...(clean ? {} : { code: 'CHECK_FAILED' as const }),
+    ...(failed ? { code: 'CHECK_FAILED' as const } : {}),
   };
-  return { data, lines, ...(clean ? {} : { exitCode: ExitCode.failure }) };
+  return { data, lines, ...(failed ? { exitCode: ExitCode.failure } : {}) };
 }

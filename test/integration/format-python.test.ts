@@ -49,8 +49,9 @@ describe('format with a Python file in the series', () => {
   it("lists MLX's hooks with the files each applies to, and reports the Python file not checked, never clean, without black and isort", async () => {
     const env = { PATH: pathWith('git') };
     const json = await runCli(['format', '--json'], { cwd: project, env });
-    expect(json.code).toBe(1);
-    expect(json.json).toMatchObject({ ok: false, clean: false, code: 'CHECK_FAILED' });
+    // Nothing differs, so format does not fail; but a file not checked is never reported clean.
+    expect(json.code).toBe(0);
+    expect(json.json).toMatchObject({ ok: true, clean: false, notChecked: 1 });
     expect(json.json.files).toEqual([
       { path: PY, origin: PATCH, tool: 'black+isort', status: 'not-checked', diff: null, detail: NEEDS },
     ]);
@@ -64,7 +65,7 @@ describe('format with a Python file in the series', () => {
     expect(json.json.black).toEqual({ version: null, pinned: '26.1.0', reason: NEEDS });
 
     const human = await runCli(['format'], { cwd: project, env });
-    expect(human.code).toBe(1);
+    expect(human.code).toBe(0);
     expect(human.stdout).toContain(
       [
         "MLX's pre-commit hooks at the pinned commit, and the files of this PR each applies to:",
@@ -76,15 +77,14 @@ describe('format with a Python file in the series', () => {
       ].join('\n'),
     );
     expect(human.stdout).toContain(`n/c   black+isort: ${PY} (${PATCH}): ${NEEDS}`);
-    expect(human.stdout).toContain('Not clean: 1 file(s) not checked');
+    expect(human.stdout).toContain('but not clean: 1 file(s) not checked');
     expect(human.stdout).not.toContain('Formatting clean');
   });
 
   it('does not check the Python file with another black version on PATH, and says which one it saw', async () => {
     const env = { PATH: pathWithPython({ black: '25.1.0', isort: '7.0.0' }) };
     const result = await runCli(['format', '--json'], { cwd: project, env });
-    expect(result.code).toBe(1);
-    expect(result.json.clean).toBe(false);
+    expect(result.json).toMatchObject({ clean: false, notChecked: 1 });
     expect(result.json.files[0]).toMatchObject({
       status: 'not-checked',
       detail: 'not checked (needs black 26.1.0 and isort 7.0.0; black 25.1.0 is on PATH)',
@@ -95,7 +95,7 @@ describe('format with a Python file in the series', () => {
     const bin = pathWithPython({ black: '26.1.0', isort: '7.0.0' });
     const clean = await runCli(['format', '--json'], { cwd: project, env: { PATH: bin } });
     expect(clean.code, clean.stdout).toBe(0);
-    expect(clean.json).toMatchObject({ ok: true, clean: true });
+    expect(clean.json).toMatchObject({ ok: true, clean: true, notChecked: 0 });
     expect(clean.json.files).toEqual([
       { path: PY, origin: PATCH, tool: 'black+isort', status: 'clean', diff: null, detail: null },
     ]);

@@ -1,5 +1,5 @@
 import { ExitCode } from '../core/errors.js';
-import type { FormatFinding, FormatReport, HookUse } from '../readiness/formatting.js';
+import type { FormatFinding, FormatReport } from '../readiness/formatting.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface FormatOptions extends GlobalOptions {
@@ -47,7 +47,7 @@ export interface FormatData extends FormatReport {
 }
 
 /** One of MLX's hooks and the series' files it applies to. */
-function hookLine(h: HookUse): string {
+function hookLine(h: FormatReport['hooks'][number]): string {
   const name = `${h.id}${h.rev ? ` ${h.rev}` : ''}`;
   if (h.files === null) return `  ${name}: file types unknown to this tool, not run`;
   const files = h.files.length ? h.files.join(', ') : 'no files of this PR';

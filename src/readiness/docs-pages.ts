@@ -182,7 +182,7 @@ export interface LabelsPage {
  * A page that defines `labels` and nothing else, so that a `:ref:` to a label
  * of another page resolves while the page that uses it is built alone (MLX's
  * `conf.py` cannot run here, see `sphinxConfig`, so the whole docs tree cannot
- * be built for each check). Sphinx resolves the references itself, rather
+ * be built for each page). Sphinx resolves the references itself, rather
  * than its "undefined label" warnings being filtered afterwards: a label
  * defined nowhere still warns, a label with no title still needs the
  * `:ref:`'s own text ("A title or caption not found"), and a label defined

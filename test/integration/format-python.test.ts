@@ -1,11 +1,11 @@
 /** `format` lists MLX's pre-commit hooks for the series' files; Python needs MLX's exact black and isort (issue 24, item 3). */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeFormatUpstream } from '../support/format-fixtures.js';
-import { makeProject, pathWith, runCli } from '../support/repos.js';
+import { FIXTURES, makeProject, pathWith, runCli } from '../support/repos.js';
 
 const PY = 'python/mlx/helpers.py';
 const PATCH = 'patches/0001-python-helpers.patch';
@@ -15,7 +15,11 @@ let project: string;
 
 beforeEach(async () => {
   const upstream = makeFormatUpstream();
-  project = makeProject(upstream.sha, 'format/python-project');
+  // The config of format/project, with a series of its own: one patch to a Python file.
+  project = makeProject(upstream.sha, 'format/project');
+  rmSync(path.join(project, 'templates'), { recursive: true });
+  rmSync(path.join(project, 'patches'), { recursive: true });
+  cpSync(path.join(FIXTURES, 'format/python-project/patches'), path.join(project, 'patches'), { recursive: true });
   expect((await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project })).code).toBe(0);
 });
 

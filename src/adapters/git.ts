@@ -187,6 +187,49 @@ export class Git {
     }
   }
 
+  /**
+   * The lines of the files under `pathspecs` at `commit` that match the
+   * extended regular expression `pattern`, each with the `after` lines that
+   * follow it (`git grep -A`): one git command, however many files.
+   */
+  async grepLines(
+    commit: string,
+    pattern: string,
+    pathspecs: readonly string[],
+    after = 0,
+  ): Promise<Array<{ path: string; line: number; text: string }>> {
+    let out: string;
+    try {
+      out = await this.raw([
+        'grep',
+        '-z',
+        '-n',
+        '-I',
+        '--no-color',
+        '-E',
+        `-A${after}`,
+        '-e',
+        pattern,
+        `${commit}^{commit}`,
+        '--',
+        ...pathspecs,
+      ]);
+    } catch (error) {
+      // Exit 1 is git grep's "no line matched"; anything else is a failure.
+      if (error instanceof ProcessError && error.exitCode === 1) return [];
+      throw error;
+    }
+    const prefix = `${commit}^{commit}:`;
+    const lines: Array<{ path: string; line: number; text: string }> = [];
+    // With -z, matches and context lines alike read <commit>:<path>\0<line>\0<text>; groups are split by "--".
+    for (const row of out.split('\n')) {
+      const [where, line, ...text] = row.split('\0');
+      if (where === undefined || line === undefined || !where.startsWith(prefix)) continue;
+      lines.push({ path: where.slice(prefix.length), line: Number(line), text: text.join('\0') });
+    }
+    return lines;
+  }
+
   async status(paths: readonly string[] = []): Promise<StatusEntry[]> {
     const out = await this.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...paths]);
     const entries: StatusEntry[] = [];
@@ -488,6 +531,32 @@ export class Git {
     const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expect ?? ''}`);
     const refspecs = updates.map((u) => `${u.commit}:${u.ref}`);
     return this.raw(['push', '--atomic', '--porcelain', ...leases, url, ...refspecs], { echo: true });
+  }
+
+  /** True when this repository holds only part of its history (a `--depth` fetch). */
+  async isShallow(): Promise<boolean> {
+    return (await this.raw(['rev-parse', '--is-shallow-repository'])).trim() === 'true';
+  }
+
+  /** The committer time of `commit`, in seconds since 1970. */
+  async commitTime(commit: string): Promise<number> {
+    return Number((await this.raw(['log', '-1', '--format=%ct', `${commit}^{commit}`, '--'])).trim());
+  }
+
+  /**
+   * Deepens a shallow repository: fetches `commits` with their history back
+   * to `since` (seconds since 1970, `git fetch --shallow-since`), without
+   * updating any ref.
+   */
+  async fetchSince(
+    source: string,
+    commits: readonly string[],
+    since: number,
+    options: { local?: boolean },
+  ): Promise<void> {
+    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', `--shallow-since=${since}`];
+    if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
+    await this.raw([...args, source, ...commits], { echo: true });
   }
 
   /** True when `ancestor` is `commit` or one of its ancestors. */

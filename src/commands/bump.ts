@@ -6,17 +6,24 @@ interface BumpOptions extends GlobalOptions {
   to?: string | undefined;
   continue: boolean;
   abort: boolean;
+  allowOlder: boolean;
 }
 
 export const bumpCommand = defineCommand({
   name: 'bump',
   describe:
-    'Move the pin to a newer MLX commit and the series with it (--to), then --continue or --abort after a conflict',
+    'Move the pin to a newer MLX commit and the series with it (--to; an older one with --allow-older), then --continue or --abort after a conflict',
   builder: (y) =>
     y
       .option('to', {
         type: 'string',
         describe: 'The MLX commit, tag or branch to move to (fetched from the MLX source)',
+      })
+      .option('allow-older', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'With --to: also move the pin to an older commit (an ancestor of the pin) or to one on another branch',
       })
       .option('continue', {
         type: 'boolean',
@@ -49,11 +56,15 @@ async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
     throw new UserError('USAGE', 'bump needs exactly one of --to <ref>, --continue and --abort.', {
       hint: 'For example `mlx-storage-pr bump --to v0.33.0`, or `mlx-storage-pr bump --continue` after a conflict.',
     });
+  if (options.allowOlder && ref === undefined)
+    throw new UserError('USAGE', '--allow-older goes with --to <ref>: it lets bump move the pin to an older commit.', {
+      hint: 'For example `mlx-storage-pr bump --to v0.32.1 --allow-older`.',
+    });
   const data = options.continue
     ? await continueBump(ctx)
     : options.abort
       ? await abortBump(ctx)
-      : await bumpTo(ctx, ref as string);
+      : await bumpTo(ctx, ref as string, { allowOlder: options.allowOlder });
   const lines: string[] = [];
   const to = `${data.to.commit.slice(0, 12)} (MLX ${data.to.version})`;
   for (const p of data.patches) lines.push(`${p.result.padEnd(8)} patches/${p.patch}: ${p.file}`);
@@ -71,6 +82,9 @@ async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
       lines.push(
         `Moved the pin from ${data.from.commit.slice(0, 12)} (MLX ${data.from.version}) to ${to}; rewrote ${data.written.join(', ')}.`,
       );
+      if (data.relation === 'older')
+        lines.push('The new pin is older than the old one: one of its ancestors (--allow-older).');
+      if (data.relation === 'side') lines.push('The new pin is not a descendant of the old pin (--allow-older).');
       if (data.head) lines.push(`The checkout holds the series on the new commit (${data.head.slice(0, 12)}).`);
       lines.push('Next: `mlx-storage-pr test` on the new commit.');
   }

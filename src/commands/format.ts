@@ -9,7 +9,7 @@ interface FormatOptions extends GlobalOptions {
 export const formatCommand = defineCommand({
   name: 'format',
   describe:
-    "Check the PR's C++ with clang-format 21.1.8 and its CMake with cmake-format 0.6.13, as MLX's pre-commit does",
+    "Check the PR's files with the formatters MLX's pre-commit pins (clang-format 21.1.8, cmake-format 0.6.13, black and isort), listing which hooks apply",
   builder: (y) =>
     y
       .option('fix', {
@@ -23,20 +23,35 @@ export const formatCommand = defineCommand({
       .epilog(
         'New files are formatted whole; patched MLX files only on the lines the patch adds (clang-format line ranges), ' +
           "so MLX's own lines are never reformatted. Style comes from the checkout's .clang-format files at the pinned commit. " +
-          'CMake files need cmake-format 0.6.13 on PATH (pip install cmakelang==0.6.13) or uvx/pipx; without it they are reported as not checked.',
+          'CMake files need cmake-format 0.6.13 on PATH (pip install cmakelang==0.6.13) or uvx/pipx; Python files need the black and isort ' +
+          "versions MLX's .pre-commit-config.yaml pins on PATH. A file without its tool is reported as not checked: the report is then not clean, though format exits 0.",
       ),
   run: (o) => format(o),
 });
 
 export interface FormatData extends FormatReport {
   command: 'format';
-  /** True when every checked file is formatted and no tool version differs from MLX's pins. */
+  /**
+   * True when every file was checked and is formatted, and no tool version
+   * differs from MLX's pins. A file not checked makes it false without failing
+   * the command (exit 0): `verify` is where a missing tool fails.
+   */
   clean: boolean;
+  /** How many files were not checked (their tool is missing). */
+  notChecked: number;
   /** Project files `--fix` rewrote. */
   fixed: string[];
   /** Set when the command fails. */
   code?: 'CHECK_FAILED';
   problems: string[];
+}
+
+/** One of MLX's hooks and the series' files it applies to. */
+function hookLine(h: FormatReport['hooks'][number]): string {
+  const name = `${h.id}${h.rev ? ` ${h.rev}` : ''}`;
+  if (h.files === null) return `  ${name}: file types unknown to this tool, not run`;
+  const files = h.files.length ? h.files.join(', ') : 'no files of this PR';
+  return `  ${name}: ${files}${h.run || h.files.length === 0 ? '' : ' (not run by format)'}`;
 }
 
 function findingLine(f: FormatFinding): string {
@@ -62,29 +77,40 @@ async function format(options: FormatOptions): Promise<CommandResult<FormatData>
   const { report } = run;
   const problems = versionProblems(report);
   const differs = report.files.filter((f) => f.status === 'differs');
-  const clean = differs.length === 0 && problems.length === 0;
+  const skipped = report.files.filter((f) => f.status === 'not-checked').length;
+  const failed = differs.length > 0 || problems.length > 0;
+  const clean = !failed && skipped === 0;
   const lines: string[] = [];
+  if (report.hooks.length) {
+    lines.push("MLX's pre-commit hooks at the pinned commit, and the files of this PR each applies to:");
+    lines.push(...report.hooks.map(hookLine));
+  }
   for (const f of differs) if (f.diff) lines.push(f.diff.trimEnd());
   lines.push(...report.files.map(findingLine));
   if (!report.files.some((f) => f.tool === 'cmake-format') && report.cmakeFormat.reason)
     lines.push(`n/c   cmake-format: ${report.cmakeFormat.reason}`);
   lines.push(...problems.map((p) => `FAIL  ${p}`));
   if (fixed.length) lines.push(`Fixed: ${fixed.join(', ')}`);
-  const skipped = report.files.filter((f) => f.status === 'not-checked').length;
   const tools = `clang-format ${report.clangFormat.version ?? '?'}${report.cmakeFormat.version ? `, cmake-format ${report.cmakeFormat.version}` : ''}`;
-  lines.push(
-    clean
-      ? `Formatting clean (${tools})${skipped ? `; ${skipped} file(s) not checked` : ''}.`
-      : `${differs.length} file(s) need formatting. Run \`mlx-storage-pr format --fix\` to write the fix into templates/ and patches/.`,
-  );
+  if (clean) lines.push(`Formatting clean (${tools}).`);
+  else if (differs.length)
+    lines.push(
+      `${differs.length} file(s) need formatting. Run \`mlx-storage-pr format --fix\` to write the fix into templates/ and patches/.${skipped ? ` ${skipped} file(s) not checked.` : ''}`,
+    );
+  else if (!failed)
+    lines.push(
+      `No differences in the files checked (${tools}), but not clean: ${skipped} file(s) not checked (n/c above: install the tool it names).`,
+    );
+  else lines.push("Not clean: a tool's version is not the one MLX pins (FAIL above).");
 
   const data: FormatData = {
     command: 'format',
     ...report,
     clean,
+    notChecked: skipped,
     fixed,
     problems,
-    ...(clean ? {} : { code: 'CHECK_FAILED' as const }),
+    ...(failed ? { code: 'CHECK_FAILED' as const } : {}),
   };
-  return { data, lines, ...(clean ? {} : { exitCode: ExitCode.failure }) };
+  return { data, lines, ...(failed ? { exitCode: ExitCode.failure } : {}) };
 }

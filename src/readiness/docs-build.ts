@@ -6,16 +6,24 @@ import {
   docsReportItem,
   docsRoot,
   isDocsFile,
+  LABEL_LOOKAHEAD,
+  LABEL_PATTERN,
+  labelsPage,
+  LABELS_PAGE,
   locateWarnings,
   newWarnings,
   parseSphinxWarnings,
   patchedLineOrigins,
+  relocateLabelWarnings,
+  rstLabels,
   sphinxConfig,
   templateLineOrigins,
   type DocsFile,
   type DocsReport,
   type LineOrigin,
+  type RstLabel,
 } from './docs-pages.js';
+import type { Git } from '../adapters/git.js';
 import { isUserError } from '../core/errors.js';
 import { fromLines, toLines } from '../core/patch.js';
 import { patchedPaths, planSteps } from '../series/plan.js';
@@ -33,13 +41,20 @@ interface Page {
   lineOrigins: LineOrigin[];
 }
 
+/** The `:ref:` labels of the other pages, as the pinned commit has them and as the series leaves them. */
+interface OtherLabels {
+  pinned: RstLabel[];
+  patched: RstLabel[];
+}
+
 /**
  * Builds every `.rst` page the series adds or changes with Sphinx's dummy
  * builder, once as the series leaves it and once as MLX has it at the pinned
  * commit, and reports the warnings that are new, each with the line of
  * templates/ or patches/ it comes from. Pages are built alone with a minimal
- * configuration (see `sphinxConfig`), so warnings that come from that (a
- * label defined on another page) are in both builds and cancel out.
+ * configuration (see `sphinxConfig`) and a generated page holding the
+ * labels of the other pages (see `labelsPage`), so a `:ref:` to another
+ * page resolves and only a genuinely new warning counts.
  */
 export async function buildDocsReport(ctx: Context, env: Env): Promise<DocsReport> {
   const { inputs, plan } = await ctx.project();
@@ -97,30 +112,88 @@ export async function buildDocsReport(ctx: Context, env: Env): Promise<DocsRepor
   const confFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinnedCommit]))
     .split('\n')
     .filter((f) => path.posix.basename(f) === 'conf.py');
-  const files = await Promise.all(pages.map((page) => buildPage(sphinx, page, confFiles, { env, ctx })));
+  const labels = await otherPagesLabels(git, pinnedCommit, pages, confFiles);
+  const files = await Promise.all(
+    pages.map((page, i) => buildPage(sphinx, page, confFiles, labels[i] as OtherLabels, { env, ctx })),
+  );
   return { sphinx, reason: null, files };
+}
+
+/**
+ * For each page, the labels the other pages of its docs tree define: at the
+ * pinned commit (one `git grep` per docs tree), and as the series leaves
+ * them (the pages it adds or changes read from their new text).
+ */
+async function otherPagesLabels(
+  git: Git,
+  commit: string,
+  pages: readonly Page[],
+  confFiles: readonly string[],
+): Promise<OtherLabels[]> {
+  const roots = [...new Set(pages.map((p) => docsRoot(p.path, confFiles)))];
+  const pinnedByRoot = new Map<string, RstLabel[]>();
+  await Promise.all(
+    roots.map(async (root) => {
+      const lines = await git.grepLines(commit, LABEL_PATTERN, [root ? `${root}/*.rst` : '*.rst'], LABEL_LOOKAHEAD);
+      const byFile = new Map<string, Array<{ line: number; text: string }>>();
+      for (const l of lines) byFile.set(l.path, [...(byFile.get(l.path) ?? []), l]);
+      pinnedByRoot.set(
+        root,
+        [...byFile].flatMap(([file, fileLines]) => rstLabels(file, fileLines)),
+      );
+    }),
+  );
+  const seriesPaths = new Set(pages.map((p) => p.path));
+  const seriesLabels = pages.flatMap((p) =>
+    rstLabels(
+      p.path,
+      toLines(p.patched).lines.map((text, i) => ({ line: i + 1, text })),
+    ),
+  );
+  return pages.map((page) => {
+    const root = docsRoot(page.path, confFiles);
+    const inTree = (file: string) => root === '' || file.startsWith(`${root}/`);
+    const pinned = (pinnedByRoot.get(root) ?? []).filter((l) => l.path !== page.path);
+    return {
+      pinned,
+      patched: [
+        ...pinned.filter((l) => !seriesPaths.has(l.path)),
+        ...seriesLabels.filter((l) => l.path !== page.path && inTree(l.path)),
+      ],
+    };
+  });
 }
 
 async function buildPage(
   sphinx: Sphinx,
   page: Page,
   confFiles: readonly string[],
+  labels: OtherLabels,
   { env, ctx }: { env: Env; ctx: Context },
 ): Promise<DocsFile> {
   const root = docsRoot(page.path, confFiles);
   const rel = root ? page.path.slice(root.length + 1) : page.path;
   const conf = sphinxConfig(rel.replace(/\.rst$/, ''));
-  const build = async (content: string) => {
-    const run = await buildDummy(sphinx, { conf, files: [{ path: rel, content }] }, { env, log: ctx.log });
+  const labelsPath = root ? `${root}/${LABELS_PAGE}.rst` : `${LABELS_PAGE}.rst`;
+  const build = async (content: string, otherLabels: readonly RstLabel[]) => {
+    const stub = labelsPage(otherLabels);
+    const files = [
+      { path: `${LABELS_PAGE}.rst`, content: stub.content },
+      { path: rel, content },
+    ];
+    const run = await buildDummy(sphinx, { conf, files }, { env, log: ctx.log });
     const failure =
       run.exitCode === 0
         ? null
         : `sphinx-build exited with ${run.exitCode ?? 'no exit code (it did not start)'}: ${run.tail}`;
-    return { failure, warnings: parseSphinxWarnings(run.warnings, run.srcdir, root) };
+    return {
+      failure,
+      warnings: relocateLabelWarnings(parseSphinxWarnings(run.warnings, run.srcdir, root), labelsPath, stub),
+    };
   };
   const [patched, baseline] = await Promise.all([
-    build(page.patched),
-    page.pinned === null ? null : build(page.pinned),
+    build(page.patched, labels.patched),
+    page.pinned === null ? null : build(page.pinned, labels.pinned),
   ]);
   const result = {
     path: page.path,

@@ -112,6 +112,138 @@ export function sphinxConfig(docname: string): string {
 }
 
 // ---------------------------------------------------------------------------
+// Labels on other pages
+
+/**
+ * A `:ref:` label (`.. _name:` with nothing after the colon; `.. _name: URL`
+ * is a link, not a label). `titled`: a section title follows it, so a
+ * `:ref:` without its own text can show that title.
+ */
+export interface RstLabel {
+  name: string;
+  path: string;
+  line: number;
+  titled: boolean;
+}
+
+/** A label line, as `git grep -E` and JavaScript both read it: `.. _name:` or `.. _`name`:`. */
+export const LABEL_PATTERN = '^\\.\\. _(`[^`]+`|[^`:_ ][^:]*):[[:space:]]*$';
+const LABEL_LINE = /^\.\. _(`[^`]+`|[^`:_ ][^:]*):\s*$/;
+/** How many lines after a label `titled` looks at: more labels, blank lines, a `currentmodule`, the title's lines. */
+export const LABEL_LOOKAHEAD = 8;
+/** Directives that make no node, so a label before them still labels what follows them (MLX: `currentmodule`). */
+const NO_NODE_DIRECTIVE =
+  /^\.\. (?:py:)?(?:currentmodule|module|highlight|default-role|default-domain|cpp:namespace(?:-push|-pop)?)::/;
+const ADORNMENT = /^([!-/:-@[-`{-~])\1+\s*$/;
+
+/**
+ * The labels in the lines of one file: either the whole file, or the lines
+ * `git grep -A` printed (a label line and those after it, with their numbers).
+ */
+export function rstLabels(file: string, lines: ReadonlyArray<{ line: number; text: string }>): RstLabel[] {
+  const byNumber = new Map(lines.map((l) => [l.line, l.text]));
+  const labels: RstLabel[] = [];
+  for (const { line, text } of lines) {
+    const match = LABEL_LINE.exec(text);
+    if (match === null) continue;
+    const name = (match[1] as string).replace(/^`(.*)`$/, '$1');
+    labels.push({ name, path: file, line, titled: isTitleAfter(byNumber, line) });
+  }
+  return labels;
+}
+
+/** True when the first line after `line` that is not blank, a label or a directive without a node starts a section title. */
+function isTitleAfter(lines: ReadonlyMap<number, string>, line: number): boolean {
+  const skipped = (text: string) => text.trim() === '' || LABEL_LINE.test(text) || NO_NODE_DIRECTIVE.test(text);
+  let n = line + 1;
+  while (lines.has(n) && skipped(lines.get(n) as string)) n++;
+  const first = lines.get(n);
+  const second = lines.get(n + 1);
+  if (first === undefined || second === undefined || first.trim() === '') return false;
+  // An overlined title (the overline is first), or a title and its underline.
+  return ADORNMENT.test(first) ? second.trim() !== '' : ADORNMENT.test(second);
+}
+
+/** Sphinx's (docutils') form of a label name: lower case, runs of blanks as one space. */
+export function normalizeLabel(name: string): string {
+  return name.toLowerCase().trim().replace(/\s+/g, ' ');
+}
+
+/** The docname of the generated page of labels; '_' sorts before MLX's lower-case page names, so it is read first. */
+export const LABELS_PAGE = '_labels_on_other_pages';
+
+/** The generated page of labels, and the label each of its lines stands for (by index; null: no label). */
+export interface LabelsPage {
+  content: string;
+  lineLabels: Array<RstLabel | null>;
+}
+
+/**
+ * A page that defines `labels` and nothing else, so that a `:ref:` to a label
+ * of another page resolves while the page that uses it is built alone (MLX's
+ * `conf.py` cannot run here, see `sphinxConfig`, so the whole docs tree cannot
+ * be built for each page). Sphinx resolves the references itself, rather
+ * than its "undefined label" warnings being filtered afterwards: a label
+ * defined nowhere still warns, a label with no title still needs the
+ * `:ref:`'s own text ("A title or caption not found"), and a label defined
+ * again on the page is a duplicate, all as in MLX's full build. A label
+ * before a title gets a section; any other (a paragraph, a figure) a plain
+ * target, so a `:ref:` without its own text to a captioned figure or table
+ * is reported here although MLX's build would take the caption.
+ */
+export function labelsPage(labels: readonly RstLabel[]): LabelsPage {
+  const seen = new Set<string>();
+  const unique = labels.filter((l) => {
+    const key = normalizeLabel(l.name);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const out: Array<{ text: string; label: RstLabel | null }> = [];
+  const push = (text: string, label: RstLabel | null = null) => out.push({ text, label });
+  const title = 'Labels defined on other pages';
+  for (const text of [':orphan:', '', '#'.repeat(title.length), title, '#'.repeat(title.length), '']) push(text);
+  const target = (l: RstLabel) => `.. _${/[:`]/.test(l.name) ? `\`${l.name}\`` : l.name}:`;
+  unique.forEach((l, i) => {
+    if (!l.titled) return;
+    const heading = `Section ${i + 1}`;
+    for (const text of [target(l), '', heading, '='.repeat(heading.length), '']) push(text, l);
+  });
+  const untitled = unique.filter((l) => !l.titled);
+  if (untitled.length) for (const text of ['Targets', '=======', '']) push(text);
+  for (const l of untitled) for (const text of [target(l), '', 'Target.', '']) push(text, l);
+  return { content: out.map((o) => o.text).join('\n'), lineLabels: out.map((o) => o.label) };
+}
+
+/**
+ * Warnings about the generated page, moved to the label's own page and line
+ * at the pinned commit, and the page's name in a message ("duplicate label x,
+ * other instance in ...") replaced by the page that defines the label.
+ */
+export function relocateLabelWarnings(
+  warnings: readonly SphinxWarning[],
+  pagePath: string,
+  page: LabelsPage,
+): SphinxWarning[] {
+  const byName = new Map<string, RstLabel>();
+  for (const l of page.lineLabels) if (l !== null) byName.set(normalizeLabel(l.name), l);
+  return warnings.map((w) => {
+    let moved = w;
+    if (w.file === pagePath) {
+      const label = w.line === null ? null : (page.lineLabels[w.line - 1] ?? null);
+      moved = { ...w, file: label?.path ?? null, line: label?.line ?? null };
+    }
+    const duplicate = /^duplicate label (.+), other instance in (.+)$/.exec(moved.message);
+    if (duplicate?.[2] === pagePath) {
+      const label = byName.get(normalizeLabel(duplicate[1] as string));
+      if (label)
+        moved = { ...moved, message: `duplicate label ${duplicate[1] as string}, other instance in ${label.path}` };
+    }
+    return moved;
+  });
+}
+
+// ---------------------------------------------------------------------------
 // Warnings
 
 export interface SphinxWarning {

@@ -6,11 +6,13 @@ import { diffArrays } from 'diff';
 
 import { loadClangFormat } from '../adapters/clang-format.js';
 import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
+import { pythonFormatterVersion, runPythonFormatter, type PythonFormatter } from '../adapters/python-format.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { templateVariables } from '../series/config.js';
 import { UserError } from '../core/errors.js';
 import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins, unifiedDiff } from './format-report.js';
+import { hookFiles, preCommitHooks, type PreCommitHook } from './pre-commit.js';
 import { fromLines, joinPatch, splitPatch, toLines, type PatchStep, type SplitPatch } from '../core/patch.js';
 import { buildPlan, patchedPaths, planSteps, type ApplyPlan, type PlanInputs } from '../series/plan.js';
 import { mapFormattedBack } from '../series/template-map.js';
@@ -21,7 +23,22 @@ import { gitDiffHunks } from '../series/patch-diff.js';
 
 export const DEFAULT_CMAKE_FORMAT = '0.6.13';
 
-export type FormatTool = 'clang-format' | 'cmake-format';
+/** `black+isort`: MLX's two Python hooks, checked together (isort runs with --profile=black, black's style). */
+export type FormatTool = 'clang-format' | 'cmake-format' | 'black+isort';
+
+/** The hooks `format` runs; MLX's other hooks (check-yaml) are listed but not run. */
+const RUN_BY_FORMAT = new Set(['clang-format', 'cmake-format', 'black', 'isort']);
+
+/** One of MLX's pre-commit hooks and the files of the series it applies to. */
+export interface HookUse {
+  id: string;
+  /** The version MLX's `.pre-commit-config.yaml` pins (its `rev`). */
+  rev: string | null;
+  /** The series' files the hook applies to; null: this tool does not know the hook's file types. */
+  files: string[] | null;
+  /** True when `format` runs the hook (or its tool) on those files. */
+  run: boolean;
+}
 export type FormatStatus = 'clean' | 'differs' | 'not-checked';
 
 export interface FormatFinding {
@@ -49,6 +66,11 @@ export interface FormatReport {
   checkout: string;
   clangFormat: ToolState;
   cmakeFormat: ToolState;
+  /** black and isort, run on the series' Python files only when both are the versions MLX pins. */
+  black: ToolState;
+  isort: ToolState;
+  /** MLX's pre-commit hooks at the pinned commit, in its order, with the series' files each applies to. */
+  hooks: HookUse[];
   files: FormatFinding[];
 }
 
@@ -87,7 +109,10 @@ export async function runFormatting(ctx: Context): Promise<FormatRun> {
     hint: ": format reads MLX's .clang-format and the pinned files from the checkout.",
   });
 
-  const pins = preCommitPins((await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '');
+  const preCommitText = (await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '';
+  const pins = preCommitPins(preCommitText);
+  const hooks = preCommitHooks(preCommitText);
+  const seriesFiles = [...new Set([...plan.files.map((f) => f.path), ...patchedPaths(plan)])].sort();
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
     .split('\n')
     .filter((f) => path.posix.basename(f) === '.clang-format');
@@ -115,10 +140,14 @@ export async function runFormatting(ctx: Context): Promise<FormatRun> {
     .map((f) => path.join(checkout, f))
     .find((f) => existsSync(f));
 
+  const python = await findPythonHooks(hooks, seriesFiles, ctx);
   const report: FormatReport = {
     checkout,
     clangFormat: { version: cf.version, pinned: pins.clangFormat, reason: null },
     cmakeFormat: { version: cmakeLookup.tool?.version ?? null, pinned: pins.cmakeFormat, reason: cmakeLookup.reason },
+    black: python.states.black,
+    isort: python.states.isort,
+    hooks: hooks.map((h) => ({ id: h.id, rev: h.rev, files: hookFiles(h, seriesFiles), run: RUN_BY_FORMAT.has(h.id) })),
     files: [],
   };
   const fixable: Fixable[] = [];
@@ -249,7 +278,105 @@ export async function runFormatting(ctx: Context): Promise<FormatRun> {
       });
     }
   }
+  for (const file of python.files) {
+    const template = plan.files.find((f) => f.path === file);
+    const fileSteps = steps.filter((s) => s.path === file);
+    const last = fileSteps[fileSteps.length - 1];
+    const text = template
+      ? template.content
+      : last && fromLines({ lines: last.post.rendered, eofNewline: last.post.eofNewline });
+    if (text === undefined) continue;
+    const origin = template ? `templates/${template.template}` : `patches/${last?.patch ?? '?'}`;
+    if (python.tools === null) {
+      record({ finding: finding(file, origin, 'black+isort', text, null, python.reason), formatted: '' });
+      continue;
+    }
+    const formatPython = async (input: string) => {
+      let out = input;
+      for (const { hook, tool } of python.tools ?? [])
+        out = await runPythonFormatter(tool, out, { file, args: hook.args, cwd: checkout, env, log: ctx.log });
+      return out;
+    };
+    const formatted = await formatPython(text);
+    const pre = pinnedContent.get(file) ?? null;
+    // black and isort have no line ranges: say when MLX's own file at the pin is not formatted either.
+    const note =
+      formatted !== text && pre !== null && (await formatPython(pre)) !== pre
+        ? "black/isort also change MLX's own lines of this file at the pinned commit"
+        : null;
+    record({
+      finding: finding(file, origin, 'black+isort', text, formatted, note),
+      formatted,
+      refuse: `format --fix does not rewrite Python files; apply the diff to ${origin} by hand`,
+    });
+  }
   return { report, fixable, plan, inputs, pinnedContent, git };
+}
+
+interface PythonHooks {
+  /** The series' files MLX's black or isort hook applies to. */
+  files: string[];
+  /** The hooks in MLX's order with the tool that runs each; null when a pinned version is missing. */
+  tools: Array<{ hook: PreCommitHook; tool: PythonFormatter }> | null;
+  /** Why the Python files are not checked. */
+  reason: string;
+  states: { black: ToolState; isort: ToolState };
+}
+
+/**
+ * MLX's black and isort hooks, and the tools on PATH when they are the exact
+ * versions MLX pins (another version formats differently, so it would prove
+ * nothing). Looks for them only when the series changes a Python file.
+ */
+async function findPythonHooks(
+  hooks: readonly PreCommitHook[],
+  seriesFiles: readonly string[],
+  ctx: Context,
+): Promise<PythonHooks> {
+  const python = hooks.filter((h) => h.id === 'black' || h.id === 'isort');
+  const files = [...new Set(python.flatMap((h) => hookFiles(h, seriesFiles) ?? []))].sort();
+  const pinnedOf = (name: string) => python.find((h) => h.id === name)?.rev ?? null;
+  const state = (name: string, version: string | null, reason: string | null): ToolState => ({
+    version,
+    pinned: pinnedOf(name),
+    reason,
+  });
+  if (files.length === 0) {
+    const none = 'no Python files in the PR';
+    return {
+      files,
+      tools: [],
+      reason: none,
+      states: { black: state('black', null, none), isort: state('isort', null, none) },
+    };
+  }
+  const found = await Promise.all(
+    python.map(async (hook) => ({
+      hook,
+      version: await pythonFormatterVersion(hook.id as 'black' | 'isort', ctx.env, ctx.log),
+    })),
+  );
+  const needs = python.map((h) => `${h.id} ${h.rev ?? '?'}`).join(' and ');
+  const other = found
+    .filter((f) => f.version !== null && f.version !== f.hook.rev)
+    .map((f) => `${f.hook.id} ${f.version ?? ''} is on PATH`);
+  const missing = found.some((f) => f.hook.rev === null || f.version !== f.hook.rev);
+  const reason = `not checked (needs ${needs}${other.length ? `; ${other.join(', ')}` : ''})`;
+  const stateOf = (name: 'black' | 'isort') => {
+    const f = found.find((x) => x.hook.id === name);
+    return state(name, f?.version ?? null, missing ? reason : null);
+  };
+  return {
+    files,
+    tools: missing
+      ? null
+      : found.map((f) => ({
+          hook: f.hook,
+          tool: { name: f.hook.id as 'black' | 'isort', version: f.version as string },
+        })),
+    reason,
+    states: { black: stateOf('black'), isort: stateOf('isort') },
+  };
 }
 
 function changedLineCount(a: string, b: string): number {

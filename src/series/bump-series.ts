@@ -55,7 +55,12 @@ export interface BumpData {
   head: string | null;
   /** `--abort`: the work of the bump it kept before giving it up. */
   saved?: AbortedWork;
+  /** `--to`: where the new commit stands against the old pin (only `newer` without --allow-older). */
+  relation?: TargetRelation;
 }
+
+/** The new commit descends from the pin (`newer`), is one of its ancestors (`older`), or neither (`side`: another branch). */
+export type TargetRelation = 'newer' | 'older' | 'side';
 
 const TARGET_REF = 'refs/mlx-storage-pr/bump-target';
 
@@ -115,6 +120,47 @@ async function resolveTarget(ctx: Context, git: Git, given: string): Promise<str
     );
   }
   return (await git.raw(['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).trim();
+}
+
+/**
+ * Where `to` stands against the pin `from`. The checkout holds both commits
+ * without history (fetched with --depth 1), so the question goes to a
+ * repository that has it: the MLX source when it is on this machine and
+ * whole, else the checkout after fetching both commits' history back to the
+ * older commit's time (a commit's descendants are younger than it, so the
+ * path between them is in that history; only the range between the two
+ * commits is fetched, as a bump applies the series across it anyway).
+ */
+async function targetRelation(ctx: Context, git: Git, from: string, to: string): Promise<TargetRelation> {
+  let history = git;
+  const local = ctx.source.kind === 'path' ? new Git(ctx.source.display, ctx.log, ctx.env) : null;
+  if (local !== null && !(await local.isShallow())) history = local;
+  else {
+    const since = Math.min(await git.commitTime(from), await git.commitTime(to)) - 1;
+    await git.fetchSince(ctx.source.location, [from, to], since, { local: ctx.source.kind === 'path' });
+  }
+  if (await history.isAncestor(from, to)) return 'newer';
+  return (await history.isAncestor(to, from)) ? 'older' : 'side';
+}
+
+/** `bump --to` of a commit that does not descend from the pin, without --allow-older. */
+function notForward(
+  ctx: Context,
+  ref: string,
+  from: { commit: string; version: string },
+  to: { commit: string; version: string },
+  relation: 'older' | 'side',
+): UserError {
+  const target = `MLX ${to.commit.slice(0, 12)} (${ref}, ${to.version})`;
+  const pin = `${from.commit.slice(0, 12)} (${from.version})`;
+  const why =
+    relation === 'older'
+      ? `${target} is older than the pin ${pin}: it is one of the pin's ancestors.`
+      : `${target} is not a descendant of the pin ${pin}: it is on another branch.`;
+  return new UserError('USAGE', `${why} bump moves the pin forward; nothing was changed.`, {
+    hint: `Name a commit that descends from the pin, or move the pin there on purpose with \`mlx-storage-pr bump --to ${ref} --allow-older${workdirFlag(ctx)}\`.`,
+    details: { ref, from: from.commit, to: to.commit, relation },
+  });
 }
 
 /**
@@ -378,7 +424,7 @@ function bumpBlocked(
 }
 
 /** `bump --to <ref>`: moves the pin to `ref` and the series with it, or stops at the first conflict with a worktree to resolve it in. */
-export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
+export async function bumpTo(ctx: Context, ref: string, options: { allowOlder: boolean }): Promise<BumpData> {
   return withLock(ctx.workdir, 'bump', async () => {
     if ((await readBumpState(ctx)) !== null) throw inProgress(ctx);
     const { git, head } = await ensureCheckout(ctx);
@@ -412,6 +458,8 @@ export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
         removed: [],
         head: head.kind === 'empty' ? null : head.commit,
       };
+    const relation = await targetRelation(ctx, git, from.commit, toCommit);
+    if (relation !== 'newer' && !options.allowOlder) throw notForward(ctx, ref, from, to, relation);
 
     const { inputs, plan } = await ctx.project();
     const paths = patchedPaths(plan);
@@ -437,7 +485,10 @@ export async function bumpTo(ctx: Context, ref: string): Promise<BumpData> {
       to: toCommit.slice(0, 12),
     });
     if (results.every((r) => r.result !== 'conflict'))
-      return finishBump(ctx, git, { ref, from, to, chain, reference, baseContents: newContents, results });
+      return {
+        ...(await finishBump(ctx, git, { ref, from, to, chain, reference, baseContents: newContents, results })),
+        relation,
+      };
 
     // Stop: write the series with its conflicts into a worktree of the new commit and keep what --abort needs.
     const worktree = ctx.layout.bump.worktree;

@@ -54,6 +54,20 @@ describe.skipIf(repo === null)(describeName('format --fix on the shipped series 
     expect(result.code, result.stderr).toBe(0);
     expect(result.json).toMatchObject({ clean: true, fixed: [] });
     expect(patchFiles(project)).toEqual(shipped);
+    // MLX's hooks at the pin, in its order; the shipped series has C++ and CMake files, no Python or YAML.
+    const hooks = result.json.hooks as Array<{ id: string; rev: string; files: string[] }>;
+    expect(hooks.map((h) => [h.id, h.rev])).toEqual([
+      ['check-yaml', '6.0.0'],
+      ['clang-format', '21.1.8'],
+      ['black', '26.1.0'],
+      ['isort', '7.0.0'],
+      ['cmake-format', '0.6.13'],
+    ]);
+    const filesOf = (id: string) => hooks.find((h) => h.id === id)?.files ?? [];
+    expect(filesOf('clang-format').length).toBeGreaterThan(0);
+    expect(filesOf('clang-format').every((f) => /\.(h|cpp)$/.test(f))).toBe(true);
+    expect(filesOf('cmake-format').every((f) => f.endsWith('CMakeLists.txt'))).toBe(true);
+    expect([...filesOf('black'), ...filesOf('isort'), ...filesOf('check-yaml')]).toEqual([]);
   });
 
   it('changes only the fixed lines: mis-formatted added lines come back as shipped, hunk headers with their function context', async () => {

@@ -2484,6 +2484,11 @@ describe.skipIf(!cmakeFormat)(
         "format": {
           "code": 1,
           "json": {
+            "black": {
+              "pinned": "26.1.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
             "checkout": "<project>/.work/mlx",
             "clangFormat": {
               "pinned": "21.1.8",
@@ -2533,6 +2538,50 @@ describe.skipIf(!cmakeFormat)(
               },
             ],
             "fixed": [],
+            "hooks": [
+              {
+                "files": [],
+                "id": "check-yaml",
+                "rev": "6.0.0",
+                "run": false,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/metal.h",
+                  "mlx/backend/metal/storage_view.cpp",
+                  "mlx/backend/metal/storage_view.h",
+                ],
+                "id": "clang-format",
+                "rev": "21.1.8",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "black",
+                "rev": "26.1.0",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "isort",
+                "rev": "7.0.0",
+                "run": true,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/CMakeLists.txt",
+                ],
+                "id": "cmake-format",
+                "rev": "0.6.13",
+                "run": true,
+              },
+            ],
+            "isort": {
+              "pinned": "7.0.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
+            "notChecked": 0,
             "ok": false,
             "problems": [],
           },
@@ -2540,6 +2589,11 @@ describe.skipIf(!cmakeFormat)(
         "no cmake-format": {
           "code": 1,
           "json": {
+            "black": {
+              "pinned": "26.1.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
             "checkout": "<project>/.work/mlx",
             "clangFormat": {
               "pinned": "21.1.8",
@@ -2589,6 +2643,50 @@ describe.skipIf(!cmakeFormat)(
               },
             ],
             "fixed": [],
+            "hooks": [
+              {
+                "files": [],
+                "id": "check-yaml",
+                "rev": "6.0.0",
+                "run": false,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/metal.h",
+                  "mlx/backend/metal/storage_view.cpp",
+                  "mlx/backend/metal/storage_view.h",
+                ],
+                "id": "clang-format",
+                "rev": "21.1.8",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "black",
+                "rev": "26.1.0",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "isort",
+                "rev": "7.0.0",
+                "run": true,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/CMakeLists.txt",
+                ],
+                "id": "cmake-format",
+                "rev": "0.6.13",
+                "run": true,
+              },
+            ],
+            "isort": {
+              "pinned": "7.0.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
+            "notChecked": 1,
             "ok": false,
             "problems": [],
           },
@@ -2656,6 +2754,11 @@ describe.skipIf(!cmakeFormat)(
         "--fix": {
           "code": 0,
           "json": {
+            "black": {
+              "pinned": "26.1.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
             "checkout": "<project>/.work/mlx",
             "clangFormat": {
               "pinned": "21.1.8",
@@ -2709,6 +2812,50 @@ describe.skipIf(!cmakeFormat)(
               "patches/0001-metal-header.patch",
               "patches/0002-metal-cmake.patch",
             ],
+            "hooks": [
+              {
+                "files": [],
+                "id": "check-yaml",
+                "rev": "6.0.0",
+                "run": false,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/metal.h",
+                  "mlx/backend/metal/storage_view.cpp",
+                  "mlx/backend/metal/storage_view.h",
+                ],
+                "id": "clang-format",
+                "rev": "21.1.8",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "black",
+                "rev": "26.1.0",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "isort",
+                "rev": "7.0.0",
+                "run": true,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/CMakeLists.txt",
+                ],
+                "id": "cmake-format",
+                "rev": "0.6.13",
+                "run": true,
+              },
+            ],
+            "isort": {
+              "pinned": "7.0.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
+            "notChecked": 0,
             "ok": true,
             "problems": [],
           },
@@ -2716,6 +2863,11 @@ describe.skipIf(!cmakeFormat)(
         "again": {
           "code": 0,
           "json": {
+            "black": {
+              "pinned": "26.1.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
             "checkout": "<project>/.work/mlx",
             "clangFormat": {
               "pinned": "21.1.8",
@@ -2764,6 +2916,50 @@ describe.skipIf(!cmakeFormat)(
               },
             ],
             "fixed": [],
+            "hooks": [
+              {
+                "files": [],
+                "id": "check-yaml",
+                "rev": "6.0.0",
+                "run": false,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/metal.h",
+                  "mlx/backend/metal/storage_view.cpp",
+                  "mlx/backend/metal/storage_view.h",
+                ],
+                "id": "clang-format",
+                "rev": "21.1.8",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "black",
+                "rev": "26.1.0",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "isort",
+                "rev": "7.0.0",
+                "run": true,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/CMakeLists.txt",
+                ],
+                "id": "cmake-format",
+                "rev": "0.6.13",
+                "run": true,
+              },
+            ],
+            "isort": {
+              "pinned": "7.0.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
+            "notChecked": 0,
             "ok": true,
             "problems": [],
           },
@@ -2771,13 +2967,18 @@ describe.skipIf(!cmakeFormat)(
         "no cmake-format": {
           "code": 0,
           "json": {
+            "black": {
+              "pinned": "26.1.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
             "checkout": "<project>/.work/mlx",
             "clangFormat": {
               "pinned": "21.1.8",
               "reason": null,
               "version": "21.1.8",
             },
-            "clean": true,
+            "clean": false,
             "cmakeFormat": {
               "pinned": "0.6.13",
               "reason": "<text>",
@@ -2819,6 +3020,50 @@ describe.skipIf(!cmakeFormat)(
               },
             ],
             "fixed": [],
+            "hooks": [
+              {
+                "files": [],
+                "id": "check-yaml",
+                "rev": "6.0.0",
+                "run": false,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/metal.h",
+                  "mlx/backend/metal/storage_view.cpp",
+                  "mlx/backend/metal/storage_view.h",
+                ],
+                "id": "clang-format",
+                "rev": "21.1.8",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "black",
+                "rev": "26.1.0",
+                "run": true,
+              },
+              {
+                "files": [],
+                "id": "isort",
+                "rev": "7.0.0",
+                "run": true,
+              },
+              {
+                "files": [
+                  "mlx/backend/metal/CMakeLists.txt",
+                ],
+                "id": "cmake-format",
+                "rev": "0.6.13",
+                "run": true,
+              },
+            ],
+            "isort": {
+              "pinned": "7.0.0",
+              "reason": "no Python files in the PR",
+              "version": null,
+            },
+            "notChecked": 1,
             "ok": true,
             "problems": [],
           },

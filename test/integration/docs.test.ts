@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 
@@ -158,6 +158,67 @@ describe.skipIf(sphinxBuild === null)(`docs check with Sphinx${skipReason}`, () 
       origin: { kind: 'series', file: PATCH, line: lineOf(path.join(project, PATCH), paragraph) },
     });
     expect(found[0]?.message).toMatch(/^undefined label: '?cpp_ops'?/);
+  });
+
+  describe('a :ref: to a label on another page', () => {
+    /** The pinned tree gets two more pages with labels; the page the series patches does not define them. */
+    const withOtherPages = (dir: string) => {
+      mkdirSync(path.join(dir, 'docs/src/python'), { recursive: true });
+      writeFileSync(path.join(dir, 'docs/src/python/ops.rst'), '.. _ops:\n\nOperations\n==========\n\nText.\n');
+      writeFileSync(
+        path.join(dir, 'docs/src/install.rst'),
+        'Install\n=======\n\n.. _Python Install:\n\nPython\n------\n\n.. _build_note:\n\nA paragraph.\n',
+      );
+    };
+    beforeEach(async () => {
+      upstream = makeUpstream('docs/upstream', withOtherPages);
+      project = makeProject(upstream.sha, 'docs/project');
+      await apply();
+    });
+    const REF_LINE = '+:ref:`custom_extensions` for how operations are built.';
+    const newOnPage = async () => (await docs()).files.find((f) => f.path === PAGE)?.newWarnings;
+
+    it('is no new warning when another page at the pin defines the label (Sphinx ignores its case)', async () => {
+      editLine(PATCH, REF_LINE, '+:ref:`ops` and :ref:`python install` for how operations are built.');
+      await apply();
+      expect(await newOnPage()).toEqual([]);
+    });
+
+    it('is no new warning when the label is on a page the series adds', async () => {
+      editLine(PATCH, REF_LINE, '+:ref:`storage_view` for how operations are built.');
+      await apply();
+      expect(await newOnPage()).toEqual([]);
+    });
+
+    it('is still a new warning when no page defines the label', async () => {
+      editLine(PATCH, REF_LINE, '+:ref:`ops` and :ref:`no_such_label` for how operations are built.');
+      await apply();
+      const found = (await newOnPage()) ?? [];
+      expect(found.map((w) => w.message)).toEqual(["undefined label: 'no_such_label'"]);
+      expect(found[0]?.origin).toMatchObject({ kind: 'series', file: PATCH });
+    });
+
+    it('is still a new warning when the label has no title to show and the :ref: gives none', async () => {
+      editLine(PATCH, REF_LINE, '+:ref:`build_note` and :ref:`the note <build_note>` for how operations are built.');
+      await apply();
+      const found = (await newOnPage()) ?? [];
+      expect(found.map((w) => w.message)).toEqual([
+        "Failed to create a cross reference. A title or caption not found: 'build_note'",
+      ]);
+    });
+
+    it('reports a label the patch defines again that another page at the pin defines, naming that page', async () => {
+      editLine(PATCH, '+.. note::', '+.. _ops:');
+      await apply();
+      const found = (await newOnPage()) ?? [];
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatchObject({
+        file: PAGE,
+        level: 'WARNING',
+        message: 'duplicate label ops, other instance in docs/src/python/ops.rst',
+        origin: { kind: 'series', file: PATCH },
+      });
+    });
   });
 
   it('shows in verify: ok for the clean series, FAIL with file and patch line for a broken one', async () => {

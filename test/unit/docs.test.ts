@@ -4,10 +4,13 @@ import {
   describeWarning,
   docsReportItem,
   docsRoot,
+  labelsPage,
   locateWarnings,
   newWarnings,
   parseSphinxWarnings,
   patchedLineOrigins,
+  relocateLabelWarnings,
+  rstLabels,
   sphinxConfig,
   templateLineOrigins,
   type DocsReport,
@@ -259,5 +262,100 @@ describe('docsReportItem', () => {
     expect(
       docsReportItem({ sphinx, reason: null, files: [{ ...file, failure: 'sphinx-build exited with 2: boom' }] }),
     ).toMatchObject({ status: 'fail', detail: `${file.path}: sphinx-build exited with 2: boom` });
+  });
+});
+
+describe('labels on other pages', () => {
+  const numbered = (text: string) => text.split('\n').map((t, i) => ({ line: i + 1, text: t }));
+
+  it('reads labels, not links or anonymous targets, and knows which ones a title follows (also after a currentmodule)', () => {
+    const page = [
+      '.. _cpp_ops:', // 1
+      '', // 2
+      'Operations', // 3
+      '==========', // 4
+      '', // 5
+      '.. _Metal: https://developer.apple.com/metal/', // 6
+      '.. _`python install`:', // 7
+      '.. _second name:', // 8
+      '', // 9
+      '######', // 10
+      'Python', // 11
+      '######', // 12
+      '', // 13
+      '.. _note_label:', // 14
+      '', // 15
+      'A paragraph, not a title.', // 16
+      'Still the paragraph.', // 17
+      '.. __:', // 18
+      '.. _nn:', // 19
+      '', // 20
+      '.. currentmodule:: mlx.nn', // 21
+      '', // 22
+      'Neural Networks', // 23
+      '===============', // 24
+    ].join('\n');
+    expect(rstLabels('docs/src/a.rst', numbered(page))).toEqual([
+      { name: 'cpp_ops', path: 'docs/src/a.rst', line: 1, titled: true },
+      { name: 'python install', path: 'docs/src/a.rst', line: 7, titled: true },
+      { name: 'second name', path: 'docs/src/a.rst', line: 8, titled: true },
+      { name: 'note_label', path: 'docs/src/a.rst', line: 14, titled: false },
+      { name: 'nn', path: 'docs/src/a.rst', line: 19, titled: true },
+    ]);
+  });
+
+  it('reads the lines git grep printed, with gaps between them, as a whole file', () => {
+    const lines = [
+      { line: 40, text: '.. _ring_section:' },
+      { line: 41, text: '' },
+      { line: 42, text: 'Ring' },
+      { line: 43, text: '----' },
+      { line: 90, text: '.. _last:' },
+    ];
+    expect(rstLabels('p.rst', lines).map((l) => [l.name, l.titled])).toEqual([
+      ['ring_section', true],
+      ['last', false],
+    ]);
+  });
+
+  it('writes each label once (Sphinx ignores case), titled ones before a section, and maps warnings back', () => {
+    const labels = [
+      { name: 'ops', path: 'docs/src/python/ops.rst', line: 1, titled: true },
+      { name: 'OPS', path: 'docs/src/cpp/ops.rst', line: 3, titled: true },
+      { name: 'a:b', path: 'docs/src/x.rst', line: 9, titled: false },
+    ];
+    const page = labelsPage(labels);
+    const lines = page.content.split('\n');
+    expect(lines[0]).toBe(':orphan:');
+    const ops = lines.indexOf('.. _ops:');
+    expect(lines.slice(ops + 2, ops + 4)).toEqual(['Section 1', '=========']);
+    expect(lines).not.toContain('.. _OPS:');
+    const ab = lines.indexOf('.. _`a:b`:');
+    expect(lines[ab + 2]).toBe('Target.');
+    expect(page.lineLabels[ab]).toEqual(labels[2]);
+
+    const stub = 'docs/src/_labels_on_other_pages.rst';
+    const moved = relocateLabelWarnings(
+      [
+        { file: stub, line: ab + 1, level: 'WARNING', message: 'something about a:b' },
+        {
+          file: 'docs/src/dev/e.rst',
+          line: 5,
+          level: 'WARNING',
+          message: `duplicate label ops, other instance in ${stub}`,
+        },
+      ],
+      stub,
+      page,
+    );
+    expect(moved).toEqual([
+      { file: 'docs/src/x.rst', line: 9, level: 'WARNING', message: 'something about a:b' },
+      {
+        file: 'docs/src/dev/e.rst',
+        line: 5,
+        level: 'WARNING',
+        message: 'duplicate label ops, other instance in docs/src/python/ops.rst',
+      },
+    ]);
   });
 });

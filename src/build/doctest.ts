@@ -1,5 +1,7 @@
 /** Results of one doctest run, read from its XML reporter output. */
 
+import { z } from 'zod';
+
 import { editDistance } from '../core/closest.js';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped' | 'crashed';
@@ -26,6 +28,22 @@ export interface DoctestRun {
   /** The case that was running when the output ended, if any. */
   interrupted: string | null;
 }
+
+/** A run as the baseline saves it (saved-results.ts reads it back through this). */
+export const DoctestRunSchema: z.ZodType<DoctestRun, z.ZodTypeDef, unknown> = z.object({
+  cases: z.array(
+    z.object({
+      name: z.string(),
+      file: z.string(),
+      line: z.number(),
+      status: z.enum(['passed', 'failed', 'skipped', 'crashed']),
+      assertions: z.object({ passed: z.number(), failed: z.number() }),
+      failures: z.array(z.object({ file: z.string(), line: z.number(), message: z.string() })),
+    }),
+  ),
+  complete: z.boolean(),
+  interrupted: z.string().nullable(),
+});
 
 interface Token {
   kind: 'open' | 'close' | 'self' | 'text';

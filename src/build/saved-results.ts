@@ -34,10 +34,6 @@ export function savedText(inputs: string, result: unknown): string {
   return JSON.stringify({ inputs, result });
 }
 
-/** A result the tool wrote itself: an object, as the writer typed it. */
-export const written = <T extends object>() =>
-  z.custom<T>((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
-
 const ReportItemSchema: z.ZodType<ReportItem, z.ZodTypeDef, unknown> = z
   .object({
     id: z.string(),

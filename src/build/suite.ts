@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { z } from 'zod';
+
 import { ifAbsent } from '../adapters/files.js';
-import { readSaved, savedText, written } from './saved-results.js';
+import { readSaved, savedText } from './saved-results.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { probe } from '../adapters/process.js';
 import { classify, isBlocking, LOCAL_EDITS_NOTE, summarize, type ClassifiedCase, type Summary } from './baseline.js';
 import { itemsPass, formatItems, type ReportItem } from '../core/report-items.js';
-import { closeCaseNames, type DoctestRun, type Failure } from './doctest.js';
+import { closeCaseNames, DoctestRunSchema, type DoctestRun, type Failure } from './doctest.js';
 import { UserError } from '../core/errors.js';
 import { lineOrigin } from '../series/origin.js';
 import type { ApplyPlan } from '../series/plan.js';
@@ -60,6 +62,31 @@ export interface TestData {
   /** The Metal twin run (test --metal-twin), or null. */
   twin: TwinRunData | null;
 }
+
+const SummarySchema = z
+  .object({
+    cases: z.number(),
+    passed: z.number(),
+    failed: z.number(),
+    skipped: z.number(),
+    assertions: z.object({ passed: z.number(), failed: z.number() }),
+    byClass: z.record(z.number()),
+  })
+  .passthrough();
+
+/**
+ * The last `test` run as saved: the fields its readers (`verify`'s build
+ * items) use are checked; the rest is the tool's own output of the same
+ * version (the saved inputs hold the series hash and the binary's time).
+ */
+const SavedTestDataSchema = z
+  .object({
+    command: z.literal('test'),
+    summary: SummarySchema,
+    baseline: z.object({ used: z.boolean() }).passthrough(),
+    cases: z.array(z.object({ name: z.string(), classification: z.string(), status: z.string() }).passthrough()),
+  })
+  .passthrough() as unknown as z.ZodType<TestData, z.ZodTypeDef, unknown>;
 
 /** The twin run as `test` reports it: each failure with the template or patch line it comes from. */
 export type TwinRunData = Omit<TwinData, 'cases'> & {
@@ -187,7 +214,7 @@ export async function baselineRun(
   const resultsFile = tree.results(base, setup.key);
   // The baseline's run depends only on the commit (the build options are in the results file's name).
   const inputs = JSON.stringify({ commit: base });
-  const saved = await readSaved(resultsFile, inputs, written<DoctestRun>());
+  const saved = await readSaved(resultsFile, inputs, DoctestRunSchema);
   if (saved) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
     return { run: saved, cached: true, buildDir };
@@ -401,7 +428,7 @@ export async function currentSavedRun(ctx: Context, options: SuiteOptions): Prom
   const saved = await readSaved(
     lastRunFile(buildDir),
     lastRunInputs(plan.inputHash, null, binary),
-    written<TestData>(),
+    SavedTestDataSchema,
   );
   if (!saved?.baseline.used) return null;
   if ((await inspectCheckout(ctx)).current === null) return null;

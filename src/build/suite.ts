@@ -365,10 +365,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
   }
   if (runsSuite) {
     const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
-    await writeFile(
-      lastRunFile(buildDir),
-      savedText(lastRunInputs(plan.inputHash, runFilter(options), binary), data),
-    );
+    await writeFile(lastRunFile(buildDir), savedText(lastRunInputs(plan.inputHash, runFilter(options), binary), data));
   }
   return { data, classified, blocking, inputHash: plan.inputHash };
 }

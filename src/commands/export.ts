@@ -1,4 +1,5 @@
-import type { ExportData, NotExportedReason } from '../series/export-edits.js';
+import type { ExportData } from '../series/export-edits.js';
+import type { NotExportedReason } from '../series/series-rewrite.js';
 import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
 
 interface ExportOptions extends GlobalOptions {

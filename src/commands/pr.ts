@@ -110,7 +110,10 @@ export const prCommand = defineCommand({
         ),
       )
       .example(
-        ...exampleLines('$0 pr --ci --fork fork --wait', "wait for the CI of the pushed commit (the PR's and the fork's)"),
+        ...exampleLines(
+          '$0 pr --ci --fork fork --wait',
+          "wait for the CI of the pushed commit (the PR's and the fork's)",
+        ),
       )
       .epilog(
         'The commit: the applied tree on the pinned commit, message pr/commit-message.txt verbatim, author and committer from ' +

@@ -8,7 +8,8 @@ import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { CONFIG_FILE, parseConfigText } from './config.js';
 import { UserError } from '../core/errors.js';
-import { mlxVersion, repinConfigText, repinMetalCppText, type ChainFile } from './export-plan.js';
+import type { ChainFile } from './export-plan.js';
+import { configAt, mlxVersion, repinConfigText, repinMetalCppText } from './repin.js';
 import { metalCppUrl } from '../readiness/metal-flags.js';
 import { fromLines, hunkApplies, splitPatch, toLines, type PatchStep } from '../core/patch.js';
 import { DEFAULT_WORKDIR } from '../core/paths.js';
@@ -20,13 +21,12 @@ import { addWorktree, contentsAt, ensureCheckout } from './checkout.js';
 import type { Context } from './context.js';
 import {
   chainOf,
-  configAt,
-  planExport,
+  planSeriesRewrite,
   readEdits,
   treeWithTexts,
   verifyBuildsTree,
   writeProjectFiles,
-} from './export-edits.js';
+} from './series-rewrite.js';
 import { classifyHead, verifyNoUnmerged, type HeadState } from './checkout-state.js';
 
 export type BumpResult = 'clean' | 'merged' | 'upstream' | 'conflict';
@@ -257,7 +257,7 @@ async function finishBump(ctx: Context, git: Git, f: Finish): Promise<BumpData> 
   const inputsAt = { ...inputs, config: configAt(inputs.config, f.to) };
   const plan = buildPlan(inputsAt);
   const edited = finalTexts(plan, f.chain, f.reference);
-  const result = await planExport({
+  const result = await planSeriesRewrite({
     git,
     base: f.to.commit,
     inputs: inputsAt,

@@ -4,13 +4,12 @@ import {
   conflictMarkerLine,
   editSeries,
   keepLiteralLines,
-  mlxVersion,
   newPatchName,
-  repinConfigText,
   routeEdits,
   withIndexLine,
   type ChainFile,
 } from '../../src/series/export-plan.js';
+import { mlxVersion, repinConfigText } from '../../src/series/repin.js';
 import { UserError } from '../../src/core/errors.js';
 
 const base = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'];

@@ -600,7 +600,9 @@ export class Git {
 
   /** The full name a rev names (`refs/heads/x`, `refs/tags/v1`), or '' for a commit id or an ambiguous name. */
   async fullRefName(rev: string): Promise<string> {
-    return (await orAbsent(this.raw(['rev-parse', '--symbolic-full-name', '--end-of-options', rev]))).trim();
+    // No ref name starts with '-', and rev-parse would echo --end-of-options here.
+    if (rev.startsWith('-')) return '';
+    return (await orAbsent(this.raw(['rev-parse', '--symbolic-full-name', rev]))).trim();
   }
 
   /** The object folder of this repository (a bare mirror's or a working clone's). */

@@ -549,10 +549,10 @@ export class Git {
     const raw = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit, '--']);
     const numstat = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--numstat', parent, commit, '--']);
     const binary = new Set<string>();
-    const counts = numstat.split('\0');
-    for (let i = 0; i + 1 < counts.length; i += 2) {
-      const [added, removed] = (counts[i] as string).split('\t');
-      if (added === '-' && removed === '-') binary.add(counts[i + 1] as string);
+    // With -z and no rename detection each record is `added<TAB>removed<TAB>path<NUL>`.
+    for (const record of numstat.split('\0')) {
+      const [added, removed, ...file] = record.split('\t');
+      if (added === '-' && removed === '-') binary.add(file.join('\t'));
     }
     const parts = raw.split('\0');
     const changes: Array<{ path: string; oldMode: string; newMode: string; binary: boolean }> = [];

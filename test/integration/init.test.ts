@@ -193,6 +193,22 @@ describe('init --from', () => {
     });
   }
 
+  it('stopped by Ctrl-C, says it wrote nothing and leaves nothing (exit 130)', async () => {
+    const { dir, sha: pin } = makeUpstream('series/upstream');
+    const parent = tempDir('msp-init-');
+    const project = path.join(parent, 'series');
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runCli(['init', '--project', project, '--from', 'main', '--pin', pin, '--mlx-repo', dir], {
+      cwd: parent,
+      signal: controller.signal,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('`mlx-storage-pr init` did not finish');
+    expect(result.stderr).toContain('It wrote nothing.');
+    expectNothingWritten(parent, project);
+  });
+
   it('refuses a missing --from or --project as a usage error', async () => {
     const result = await runCli(['init', '--project', 'x'], { cwd: tempDir() });
     expect(result.code).toBe(2);

@@ -22,7 +22,8 @@ export const initCommand = defineCommand({
       })
       .example('$0 init --project ../my-fix --from my-fix --mlx-repo ~/src/mlx', 'a branch of a local MLX clone')
       .epilog(
-        'The new folder holds the config (the pin, its version, the branch), one patch per changed file in the order the commits first ' +
+        '--project names the new folder (absent or empty); --workdir is not used. ' +
+          'The new folder holds the config (the pin, its version, the branch), one patch per changed file in the order the commits first ' +
           'change the files, patches/series, the pr/ placeholders and an empty mutants.json; no templates and no variables (add them ' +
           "when you want them). init checks that the series applied to the pin gives the branch's tree exactly, and writes nothing " +
           'unless it does. It refuses a folder that is not empty, a branch that does not descend from the pin, and merges, binary ' +

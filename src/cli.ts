@@ -15,6 +15,7 @@ import { cleanCommand } from './commands/clean.js';
 import { doctorCommand } from './commands/doctor.js';
 import { exportCommand } from './commands/export.js';
 import { formatCommand } from './commands/format.js';
+import { initCommand } from './commands/init.js';
 import { prCommand } from './commands/pr.js';
 import { resetCommand } from './commands/reset.js';
 import type { CommandSpec, GlobalOptions, Handler } from './commands/spec.js';
@@ -37,6 +38,7 @@ export const commands: CommandSpec[] = [
   checkCommand,
   exportCommand,
   bumpCommand,
+  initCommand,
 ];
 
 export interface Io {

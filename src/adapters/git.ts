@@ -329,7 +329,12 @@ export class Git {
    * context, the default algorithm, no colour, no external diff or textconv.
    * Function context follows git's rules and the repository's attributes.
    */
-  async diffPatch(from: string, to: string, paths: readonly string[]): Promise<string> {
+  async diffPatch(
+    from: string,
+    to: string,
+    paths: readonly string[],
+    options: { renames?: boolean } = {},
+  ): Promise<string> {
     const config = [
       'diff.noprefix=false',
       'diff.mnemonicPrefix=false',
@@ -340,7 +345,8 @@ export class Git {
       '--no-color',
       '--no-ext-diff',
       '--no-textconv',
-      '--no-renames',
+      // Rename detection only when asked (a pathspec of the old and the new path), at git's default 50%.
+      options.renames ? '--find-renames' : '--no-renames',
       '--unified=3',
       '--inter-hunk-context=0',
       '--diff-algorithm=myers',
@@ -587,6 +593,91 @@ export class Git {
         return { commit, author, subject };
       });
     return { commits, total };
+  }
+
+  /** `rev-list --reverse --parents from..to`: the commits of the range, oldest first, each with its parents. */
+  async rangeCommits(from: string, to: string): Promise<Array<{ commit: string; parents: string[] }>> {
+    const out = await this.raw(['rev-list', '--reverse', '--parents', `${from}..${to}`, '--']);
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [commit = '', ...parents] = line.split(' ');
+        return { commit, parents };
+      });
+  }
+
+  /**
+   * What `commit` changes against `parent`, one entry per file, renames not
+   * detected: both modes (`000000` for absent) and whether git sees binary
+   * content (its numstat shows `-`).
+   */
+  async commitChanges(
+    parent: string,
+    commit: string,
+  ): Promise<Array<{ path: string; oldMode: string; newMode: string; binary: boolean }>> {
+    const raw = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit, '--']);
+    const numstat = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--numstat', parent, commit, '--']);
+    const binary = new Set<string>();
+    // With -z and no rename detection each record is `added<TAB>removed<TAB>path<NUL>`.
+    for (const record of numstat.split('\0')) {
+      const [added, removed, ...file] = record.split('\t');
+      if (added === '-' && removed === '-') binary.add(file.join('\t'));
+    }
+    const parts = raw.split('\0');
+    const changes: Array<{ path: string; oldMode: string; newMode: string; binary: boolean }> = [];
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const match = /^:(\d{6}) (\d{6}) /.exec(parts[i] as string);
+      const file = parts[i + 1] as string;
+      if (match)
+        changes.push({
+          path: file,
+          oldMode: match[1] as string,
+          newMode: match[2] as string,
+          binary: binary.has(file),
+        });
+    }
+    return changes;
+  }
+
+  /**
+   * The files that differ between two commits, renames detected (git's
+   * default 50%): `from` is the old path of a rename, else the same as `path`.
+   */
+  async renamedChanges(from: string, to: string): Promise<Array<{ path: string; from: string }>> {
+    const parts = (await this.raw(['diff', '-z', '--raw', '--find-renames', '--no-ext-diff', from, to, '--'])).split(
+      '\0',
+    );
+    const changes: Array<{ path: string; from: string }> = [];
+    for (let i = 0; i < parts.length; i++) {
+      const status = /^:\d{6} \d{6} [0-9a-f]+ [0-9a-f]+ ([A-Z])/.exec(parts[i] as string)?.[1];
+      if (status === undefined) continue;
+      if (status === 'R' || status === 'C') {
+        changes.push({ from: parts[i + 1] as string, path: parts[i + 2] as string });
+        i += 2;
+      } else {
+        changes.push({ from: parts[i + 1] as string, path: parts[i + 1] as string });
+        i += 1;
+      }
+    }
+    return changes;
+  }
+
+  /** The tree of a commit. */
+  async treeOf(commit: string): Promise<string> {
+    return (await this.raw(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`])).trim();
+  }
+
+  /** The full name a rev names (`refs/heads/x`, `refs/tags/v1`), or '' for a commit id or an ambiguous name. */
+  async fullRefName(rev: string): Promise<string> {
+    // No ref name starts with '-', and rev-parse would echo --end-of-options here.
+    if (rev.startsWith('-')) return '';
+    return (await orAbsent(this.raw(['rev-parse', '--symbolic-full-name', rev]))).trim();
+  }
+
+  /** The object folder of this repository (a bare mirror's or a working clone's). */
+  async objectsDir(): Promise<string> {
+    return path.resolve(this.dir, (await this.raw(['rev-parse', '--git-path', 'objects'])).trim());
   }
 
   /** True when `name` is a valid branch name. */

@@ -67,7 +67,10 @@ export type ErrorCode =
   | 'BUMP_CONFLICT'
   | 'BUMP_IN_PROGRESS'
   | 'NO_BUMP'
-  | 'VERSION_NOT_FOUND';
+  | 'VERSION_NOT_FOUND'
+  | 'INIT_TARGET_NOT_EMPTY'
+  | 'INIT_NOT_DESCENDANT'
+  | 'INIT_UNSUPPORTED_CHANGE';
 
 const exitFor: Record<ErrorCode, ExitCode> = {
   CONFIG_INVALID: ExitCode.config,
@@ -119,6 +122,9 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   BUMP_IN_PROGRESS: ExitCode.dirty,
   NO_BUMP: ExitCode.usage,
   VERSION_NOT_FOUND: ExitCode.source,
+  INIT_TARGET_NOT_EMPTY: ExitCode.usage,
+  INIT_NOT_DESCENDANT: ExitCode.source,
+  INIT_UNSUPPORTED_CHANGE: ExitCode.config,
 };
 
 /** The exit code of an error code. */

@@ -53,6 +53,15 @@ export async function interruptedError(
     removed: [],
     checkout: { path: null, state: 'unknown', head: null, uncommitted: [] },
   };
+  // init has no checkout; it writes its folder in one rename at the end and removes its temporary folders itself.
+  if (command === 'init')
+    return new UserError(
+      'INTERRUPTED',
+      run.finished
+        ? 'Interrupted: Ctrl-C came as `mlx-storage-pr init` was finishing; the new project folder is complete.'
+        : `Interrupted: \`mlx-storage-pr init\` did not finish${running.length ? `; it stopped while running \`${running.join('`, `')}\`` : ''}. It wrote nothing.`,
+      { hint: 'Run the same `mlx-storage-pr init` again.', details },
+    );
   try {
     const ctx = await loadContext(options);
     details.removed = await removeLeftovers(ctx.layout);

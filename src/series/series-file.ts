@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import { sectionFiles, splitPatch, type RawHunk } from '../core/patch.js';
+import { sectionFiles, sectionPath, splitPatch, type RawHunk } from '../core/patch.js';
 import { verifyInsideCheckout } from '../core/paths.js';
 
 /** Patch names from a series file: one per line, `#` starts a comment. */
@@ -54,27 +54,35 @@ export function verifyUnifiedDiff(text: string, origin: string): void {
   }
 }
 
+/**
+ * A git header line that is a change by itself, without hunks: a mode
+ * change, a rename, an empty file created or deleted.
+ */
+const CHANGE_HEADER = /^(old mode|new mode|new file mode|deleted file mode|rename from|rename to) /;
+
 /** The files and hunks of a rendered unified diff, with checked paths. */
 export function parsePatchFiles(text: string, origin: string): PatchFile[] {
   verifyUnifiedDiff(text, origin);
-  const files = splitPatch(text, origin)
-    .sections.filter((s) => s.hunks.length > 0 || sectionFiles(s).headers)
-    .map((s) => {
-      const { old: oldPath, new: newPath } = sectionFiles(s);
-      const target = newPath ?? oldPath;
-      if (target === null) {
-        throw new UserError('SERIES_INVALID', `${origin}: a file header names no path.`, {
-          hint: 'Regenerate the patch with `git diff` against the pinned commit.',
-        });
-      }
-      return {
-        path: verifyInsideCheckout(target, origin),
-        created: oldPath === null,
-        deleted: newPath === null,
-        hunks: s.hunks,
-      };
-    });
-  if (files.length === 0 || files.every((f) => f.hunks.length === 0)) {
+  const sections = splitPatch(text, origin).sections.filter(
+    (s) => s.hunks.length > 0 || sectionFiles(s).headers || s.header.some((l) => CHANGE_HEADER.test(l)),
+  );
+  const files = sections.map((s) => {
+    const { old: oldPath, new: newPath, headers } = sectionFiles(s);
+    const target = headers ? (newPath ?? oldPath) : sectionPath(s);
+    if (target === null) {
+      throw new UserError('SERIES_INVALID', `${origin}: a file header names no path.`, {
+        hint: 'Regenerate the patch with `git diff` against the pinned commit.',
+      });
+    }
+    return {
+      path: verifyInsideCheckout(target, origin),
+      created: s.header.some((l) => l.startsWith('new file mode ')) || (headers && oldPath === null),
+      deleted: s.header.some((l) => l.startsWith('deleted file mode ')) || (headers && newPath === null),
+      hunks: s.hunks,
+    };
+  });
+  const changesSomething = sections.some((s) => s.hunks.length > 0 || s.header.some((l) => CHANGE_HEADER.test(l)));
+  if (files.length === 0 || !changesSomething) {
     throw new UserError('SERIES_INVALID', `${origin}: the patch changes nothing.`, {
       hint: 'Remove it from patches/series or regenerate it with `git diff`.',
     });

@@ -635,7 +635,7 @@ describe('ci.yml', () => {
     }));
   /** A step that runs `test` (a command line, not the summary's text about it). */
   const runsTest = (s: Step) => /^npx mlx-storage-pr test\b/m.test(s.run ?? '');
-  const runsSuite = (s: Step) => runsTest(s) && !/--tests /.test(s.run ?? '');
+  const runsSuite = (s: Step) => runsTest(s) && !/--tests |--metal-only/.test(s.run ?? '');
   const buildsOnly = (s: Step) => /^cmake --build/m.test(s.run ?? '');
 
   it('#9 macOS: the whole suite runs once (the targets differ only in compile flags), every other cpu and jit leg builds only, each leg builds once', () => {

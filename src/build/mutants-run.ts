@@ -90,6 +90,17 @@ export async function mutantsItem(ctx: Context, options: SuiteOptions): Promise<
   }
 }
 
+/** Why the mutant check does not apply to the series (no mutants.json, or no mutant in it), or null. */
+export async function mutantsNotApplicable(ctx: Context): Promise<string | null> {
+  const file = path.join(ctx.projectRoot, MUTANTS_FILE);
+  const text = await ifAbsent(readFile(file, 'utf8'), null);
+  if (text === null)
+    return `not applicable: no ${MUTANTS_FILE} in the project (README: "Mutants" says how to list edits the tests must catch)`;
+  return parseMutants(text, file, templateVariables(ctx.config)).length === 0
+    ? `not applicable: no mutants in ${MUTANTS_FILE}`
+    : null;
+}
+
 async function runMutants(
   ctx: Context,
   options: SuiteOptions,
@@ -97,16 +108,10 @@ async function runMutants(
 ): Promise<ReportItem> {
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
-  if (text === null)
-    return {
-      ...base,
-      status: 'fail',
-      detail: `no ${MUTANTS_FILE} in the project`,
-      fix: `List small edits to the implementation that the tests must catch in ${MUTANTS_FILE} (README: "Mutants").`,
-    };
+  const notApplicable = await mutantsNotApplicable(ctx);
+  if (notApplicable !== null || text === null)
+    return { ...base, status: 'not-checked', required: false, detail: notApplicable ?? '' };
   const mutants = parseMutants(text, file, templateVariables(ctx.config));
-  if (mutants.length === 0)
-    return { ...base, status: 'not-checked', required: false, detail: `not applicable: no mutants in ${MUTANTS_FILE}` };
   const twinJudged = mutants.filter((m) => m.judge.kind === 'twin');
   if (twinJudged.length > 0 && seriesRoles(ctx.config).metal === null)
     throw new UserError(

@@ -10,7 +10,7 @@ import { buildTarget, configureIfNeeded, runDoctest } from '../build/cmake.js';
 import { prepareWorktree } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../build/suite.js';
-import { mutantsItem, MUTANTS_TITLE } from '../build/mutants-run.js';
+import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE } from '../build/mutants-run.js';
 import { readSavedItem, savePassedItem } from '../build/saved-results.js';
 import { buildTree } from '../series/tree.js';
 
@@ -35,16 +35,19 @@ export async function buildItems(
   if (twin) checks.push(twin);
   if (!skipped.includes('mutants')) {
     const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
+    const notApplicable = blocked ? await mutantsNotApplicable(ctx).catch(() => null) : null;
     checks.push(
-      blocked
-        ? {
-            id: 'mutants',
-            title: MUTANTS_TITLE,
-            status: 'not-checked',
-            detail: 'needs a passing Linux build and Metal twin run first',
-            required: true,
-          }
-        : await mutantsItem(ctx, options),
+      notApplicable !== null
+        ? { id: 'mutants', title: MUTANTS_TITLE, status: 'not-checked', required: false, detail: notApplicable }
+        : blocked
+          ? {
+              id: 'mutants',
+              title: MUTANTS_TITLE,
+              status: 'not-checked',
+              detail: 'needs a passing Linux build and Metal twin run first',
+              required: true,
+            }
+          : await mutantsItem(ctx, options),
     );
   }
   return checks;
@@ -63,8 +66,16 @@ async function twinItem(ctx: Context, options: BuildItemOptions, full: TestData 
       required: false,
       detail: 'not needed on macOS: the suite runs the Metal-only cases on Metal',
     };
-  if (seriesRoles(ctx.config).metal === null)
-    return { ...base, status: 'not-checked', required: false, detail: NO_METAL_ROLE };
+  const metal = seriesRoles(ctx.config).metal;
+  if (metal === null) return { ...base, status: 'not-checked', required: false, detail: NO_METAL_ROLE };
+  const planned = plannedPaths((await ctx.project()).plan);
+  if (!metal.tests.some((f) => planned.includes(f)))
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: `the series adds none of the Metal-only test files of roles.metal (${metal.tests.join(', ')}): nothing to run on the twin`,
+    };
   if (full === null) return { ...base, status: 'not-checked', detail: 'needs a passing Linux build first' };
   try {
     const { data } = await runSuite(ctx, { ...options, tests: undefined, metalTwin: true, suite: false });

@@ -19,6 +19,7 @@ import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../ser
 import type { Context } from '../series/context.js';
 import { buildToolItems, inspectOffline } from '../readiness/doctor-checks.js';
 import { generateStandIns, probeOffline } from './offline-deps.js';
+import { sanitizerBuild, sanitizerRunEnv, type Sanitizer } from './sanitize.js';
 import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin-run.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
@@ -33,6 +34,12 @@ export interface SuiteOptions {
   metalTwin?: boolean | undefined;
   /** Build and run the normal suite (the default); false with metalTwin runs the twin alone. */
   suite?: boolean | undefined;
+  /** Build both trees as MLX's sanitizer job does and attribute each report to a case (`--sanitize`). */
+  sanitize?: Sanitizer | undefined;
+  /** The C++ compiler of both trees (`--cxx`). */
+  cxx?: string | undefined;
+  /** MLX's Linux CI leg (`--upstream-ci`): without --cxx, g++-11 when it is on PATH. */
+  upstreamCi?: boolean | undefined;
 }
 
 export interface TestData {
@@ -44,7 +51,16 @@ export interface TestData {
   /** Files in the checkout that differ from the applied series (edited there, not in templates/ or patches/). */
   localEdits: string[];
   patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
-  baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
+  baseline: {
+    used: boolean;
+    cached: boolean;
+    buildDir: string | null;
+    /** Seconds the baseline's build took in this run (0: saved results, or not built). */
+    buildSeconds: number;
+    summary: Summary | null;
+  };
+  /** The C++ compiler both trees built with (first line of its --version) and how it was chosen. */
+  compiler: Compiler;
   /** False with --no-suite: only the twin ran, and summary and cases are empty. */
   suiteRan: boolean;
   summary: Summary;
@@ -84,8 +100,42 @@ export interface BuildSetup {
   cmakeArgs: string[];
   key: string;
   ccache: boolean;
+  /** The C++ compiler both trees build with; its `--version` is part of the key. */
+  compiler: Compiler;
+  sanitizer: Sanitizer | null;
   dependencies: Array<{ dep: string; source: string }>;
   notes: string[];
+}
+
+/** The C++ compiler of a build: `command` is null for CMake's own choice (CXX, else c++). */
+export interface Compiler {
+  command: string | null;
+  /** The first line of its `--version`. */
+  version: string;
+  chosenBy: 'cxx' | 'upstream-ci' | 'default';
+}
+
+/** --cxx, else g++-11 (MLX's Linux CI compiler) with --upstream-ci when it is on PATH, else CMake's choice. */
+async function chooseCompiler(ctx: Context, options: SuiteOptions): Promise<Compiler> {
+  const firstLine = (text: string | null) => text?.split('\n')[0]?.trim() ?? null;
+  if (options.cxx !== undefined) {
+    const version = firstLine(await probe(options.cxx, ['--version'], ctx.env));
+    if (version === null)
+      throw new UserError('USAGE', `--cxx ${options.cxx}: no compiler runs under that name.`, {
+        hint: 'Give a C++ compiler on PATH or its path, e.g. --cxx g++-11 (sudo apt-get install g++-11).',
+      });
+    return { command: options.cxx, version, chosenBy: 'cxx' };
+  }
+  if (options.upstreamCi) {
+    const version = firstLine(await probe('g++-11', ['--version'], ctx.env));
+    if (version !== null) return { command: 'g++-11', version, chosenBy: 'upstream-ci' };
+    ctx.log.warn(
+      "--upstream-ci: g++-11 (MLX's Linux CI compiler) is not on PATH; building with the default compiler (sudo apt-get install g++-11).",
+    );
+  }
+  const fallback = ctx.env['CXX'] ?? 'c++';
+  const version = firstLine(await probe(fallback, ['--version'], ctx.env)) ?? `${fallback} (no --version)`;
+  return { command: null, version, chosenBy: 'default' };
 }
 
 export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise<BuildSetup> {
@@ -115,17 +165,27 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
   if (!ccache)
     notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
   const launcher = ccache ? ['-DCMAKE_C_COMPILER_LAUNCHER=ccache', '-DCMAKE_CXX_COMPILER_LAUNCHER=ccache'] : [];
+  const sanitizer = options.sanitize ?? null;
+  const sanitized = sanitizer ? sanitizerBuild(sanitizer) : null;
+  const debug = options.debug === true || sanitized !== null;
+  const compiler = await chooseCompiler(ctx, options);
   const cmakeArgs = [
     ...generator,
-    `-DCMAKE_BUILD_TYPE=${options.debug ? 'Debug' : 'Release'}`,
+    `-DCMAKE_BUILD_TYPE=${debug ? 'Debug' : 'Release'}`,
     ...ctx.config.build.cmakeArgs,
     ...launcher,
     ...offlineArgs,
     ...twinBuildArgs(ctx),
+    ...(compiler.command === null ? [] : [`-DCMAKE_CXX_COMPILER=${compiler.command}`]),
+    ...(sanitized?.cmakeArgs ?? []),
     ...(options.cmakeArgs ?? []),
   ];
-  const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
-  return { cmakeArgs, key, ccache, dependencies, notes };
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ cmakeArgs, compiler: compiler.version }))
+    .digest('hex')
+    .slice(0, 10);
+  const key = `${debug ? 'debug' : 'release'}${sanitizer ? `-${sanitizer}` : ''}-${hash}`;
+  return { cmakeArgs, key, ccache, compiler, sanitizer, dependencies, notes };
 }
 
 /**
@@ -140,7 +200,10 @@ export function treeSpec(
   setup: BuildSetup,
   label: string,
 ): BuildSpec {
-  const env = setup.ccache ? { ...ctx.env, CCACHE_BASEDIR: path.dirname(sourceDir) } : ctx.env;
+  // CCACHE_NOHASHDIR, as MLX's CI sets it: with -g (Debug) ccache otherwise hashes the build folder, and the
+  // second tree compiles cold.
+  const cache = setup.ccache ? { CCACHE_BASEDIR: path.dirname(sourceDir), CCACHE_NOHASHDIR: '1' } : {};
+  const env = { ...ctx.env, ...cache, ...(setup.sanitizer ? sanitizerRunEnv(setup.sanitizer) : {}) };
   return {
     sourceDir,
     buildDir,
@@ -179,7 +242,7 @@ export async function baselineRun(
   target: Pick<SuiteTarget, 'repo' | 'base' | 'baselineLayout'>,
   setup: BuildSetup,
   stream: NodeJS.WritableStream,
-): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
+): Promise<{ run: DoctestRun; cached: boolean; buildDir: string; buildSeconds: number }> {
   const { base, baselineLayout: tree, repo } = target;
   const buildDir = tree.build(setup.key);
   const resultsFile = tree.results(base, setup.key);
@@ -188,15 +251,15 @@ export async function baselineRun(
   const saved = await readSaved(resultsFile, inputs, written<DoctestRun>());
   if (saved) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
-    return { run: saved, cached: true, buildDir };
+    return { run: saved, cached: true, buildDir, buildSeconds: 0 };
   }
   await prepareWorktree(ctx, repo, tree, base);
   const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
   await configureIfNeeded(baseSpec, ctx.log);
-  await buildTarget(baseSpec, ctx.log, stream);
+  const built = await buildTarget(baseSpec, ctx.log, stream);
   const run = await runDoctest(baseSpec, ctx.log, {});
   await writeFile(resultsFile, savedText(inputs, run));
-  return { run, cached: false, buildDir };
+  return { run, cached: false, buildDir, buildSeconds: built.seconds };
 }
 
 /**
@@ -298,6 +361,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     logs: logFiles(buildDir),
     dependencies: setup.dependencies,
     notes: setup.notes,
+    compiler: setup.compiler,
     localEdits,
     patched: {
       configured,
@@ -310,6 +374,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       used: useBaseline,
       cached: baseline?.cached ?? false,
       buildDir: baseline?.buildDir ?? null,
+      buildSeconds: baseline?.buildSeconds ?? 0,
       summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
     },
     suiteRan: runsSuite,

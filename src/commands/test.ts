@@ -66,6 +66,9 @@ export const testCommand = defineCommand({
       baseline: o.baseline,
       metalTwin: o.metalTwin,
       suite: o.suite,
+      sanitize: o.sanitize,
+      cxx: o.cxx,
+      upstreamCi: o.upstreamCi,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     });
     return {

@@ -4,6 +4,8 @@
  * `UBSAN_OPTIONS=halt_on_error=0:print_stacktrace=1`. `test --sanitize` builds both trees this way. The rest of this
  * file is pure: reading sanitizer reports from a test run's output and deciding which of them count.
  */
+import type { CaseResult } from './doctest.js';
+
 export const SANITIZERS = ['asan', 'ubsan'] as const;
 export type Sanitizer = (typeof SANITIZERS)[number];
 
@@ -68,6 +70,23 @@ export function parseSanitizerReports(output: string, maxFrames = 6): SanitizerR
   return reports;
 }
 
+/** A case with its reports as failures: a case with a report fails, even when all its checks passed. */
+export function withReports(c: CaseResult, reports: readonly SanitizerReport[]): CaseResult {
+  if (reports.length === 0) return c;
+  return {
+    ...c,
+    status: c.status === 'passed' ? 'failed' : c.status,
+    failures: [
+      ...c.failures,
+      ...reports.map((r) => ({
+        file: c.file,
+        line: c.line,
+        message: `sanitizer: ${r.message}${r.frames[0] ? ` (${r.frames[0]})` : ''}`,
+      })),
+    ],
+  };
+}
+
 /** A case run alone under the sanitizer: a new case of the suite or a case of the Metal twin. */
 export interface SoloCase {
   name: string;
@@ -80,18 +99,20 @@ export interface SanitizerVerdict {
   failing: SoloCase[];
   /** Reports in the rest of the suite beyond the baseline's count (0 when the baseline has as many or more). */
   extraReports: number;
-  /** Failures this lane adds: each failing case, plus one when the rest of the suite has more reports than the baseline. */
-  blocking: number;
 }
 
 /**
  * Which reports count. A report in a case run alone belongs to that case, and every such case is new (the PR's
- * suite cases and its twin cases), so each is a failure. The rest of the suite runs once per tree, where one case's
- * report cannot be told from another's, so only the number of reports is compared with the baseline; without a
- * baseline every report there counts.
+ * suite cases and its twin cases), so each is a failure (`withReports` makes the case fail). The rest of the suite
+ * runs once per tree, where one case's report cannot be told from another's, so only the number of reports is
+ * compared with the baseline; without a baseline every report there counts.
  */
-export function judgeSanitizer(solo: readonly SoloCase[], rest: { patched: number; baseline: number | null }) {
-  const failing = solo.filter((c) => c.reports.length > 0);
-  const extraReports = Math.max(0, rest.patched - (rest.baseline ?? 0));
-  return { failing, extraReports, blocking: failing.length + (extraReports > 0 ? 1 : 0) } satisfies SanitizerVerdict;
+export function judgeSanitizer(
+  solo: readonly SoloCase[],
+  rest: { patched: number; baseline: number | null },
+): SanitizerVerdict {
+  return {
+    failing: solo.filter((c) => c.reports.length > 0),
+    extraReports: Math.max(0, rest.patched - (rest.baseline ?? 0)),
+  };
 }

@@ -10,7 +10,7 @@ import { probe } from '../adapters/process.js';
 import { classify, isBlocking, LOCAL_EDITS_NOTE, summarize, type ClassifiedCase, type Summary } from './baseline.js';
 import { itemsPass, formatItems, type ReportItem } from '../core/report-items.js';
 import { closeCaseNames, type DoctestRun, type Failure } from './doctest.js';
-import { UserError } from '../core/errors.js';
+import { isUserError, UserError } from '../core/errors.js';
 import { lineOrigin } from '../series/origin.js';
 import type { ApplyPlan } from '../series/plan.js';
 import type { TreeLayout } from '../core/workdir.js';
@@ -19,7 +19,16 @@ import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../ser
 import type { Context } from '../series/context.js';
 import { buildToolItems, inspectOffline } from '../readiness/doctor-checks.js';
 import { generateStandIns, probeOffline } from './offline-deps.js';
-import { sanitizerBuild, sanitizerRunEnv, type Sanitizer } from './sanitize.js';
+import {
+  judgeSanitizer,
+  SANITIZER_NAMES,
+  sanitizerBuild,
+  sanitizerRunEnv,
+  STRICTER_THAN_MLX,
+  type Sanitizer,
+  type SoloCase,
+} from './sanitize.js';
+import { reportsInLog, runSanitized, type SanitizedRun } from './sanitize-run.js';
 import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin-run.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
@@ -73,6 +82,66 @@ export interface TestData {
   }>;
   /** The Metal twin run (test --metal-twin), or null. */
   twin: TwinRunData | null;
+  /** The sanitizer lane (test --sanitize), or null. */
+  sanitizer: SanitizerData | null;
+}
+
+/** What `test --sanitize` found beyond the classification of the cases. */
+export interface SanitizerData {
+  sanitizer: Sanitizer;
+  /** AddressSanitizer, UndefinedBehaviorSanitizer. */
+  name: string;
+  /** not-applicable: the unpatched tree does not build with this sanitizer (`reason`: its first error). */
+  status: 'ran' | 'not-applicable';
+  reason: string | null;
+  /** How this lane differs from MLX's own sanitizer job. */
+  stricter: string;
+  /** The new cases and the twin cases, each run alone, with their reports. */
+  alone: SoloCase[];
+  /** The existing cases, run together once per tree: their number of reports, patched and unpatched. */
+  rest: { cases: number; patched: number; baseline: number | null; extra: number; compared: boolean };
+}
+
+function sanitizerResult(
+  sanitizer: Sanitizer,
+  o: {
+    notApplicable: string | null;
+    suite: SanitizedRun | null;
+    twin: SoloCase[];
+    baselineReports: number | null;
+    compared: boolean;
+  },
+): SanitizerData {
+  const alone = [...(o.suite?.alone ?? []), ...o.twin];
+  const patched = o.suite?.rest.reports ?? 0;
+  // With --tests only part of the existing cases ran, so their count says nothing against the whole baseline.
+  const verdict = judgeSanitizer(alone, { patched, baseline: o.compared ? o.baselineReports : null });
+  return {
+    sanitizer,
+    name: SANITIZER_NAMES[sanitizer],
+    status: o.notApplicable === null ? 'ran' : 'not-applicable',
+    reason: o.notApplicable,
+    stricter: STRICTER_THAN_MLX,
+    alone,
+    rest: {
+      cases: o.suite?.rest.cases ?? 0,
+      patched,
+      baseline: o.baselineReports,
+      extra: o.compared || o.baselineReports === null ? verdict.extraReports : 0,
+      compared: o.compared && o.baselineReports !== null,
+    },
+  };
+}
+
+/** The first compiler or CMake error of a failed build, for a one-line reason. */
+function firstError(error: UserError): string {
+  const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+  return (
+    errors[0] ??
+    error.message.split('\n').find((l) => /error/i.test(l)) ??
+    error.message.split('\n')[0] ??
+    ''
+  ).trim();
 }
 
 /** The twin run as `test` reports it: each failure with the template or patch line it comes from. */
@@ -236,30 +305,42 @@ export interface SuiteTarget {
   localEdits: string[];
 }
 
+export interface BaselineRun {
+  run: DoctestRun;
+  cached: boolean;
+  buildDir: string;
+  buildSeconds: number;
+  /** Under a sanitizer: the number of reports of the whole unpatched suite. */
+  reports: number | null;
+}
+
 /** Builds and runs the unpatched tree once per build key; later runs read the saved results. */
 export async function baselineRun(
   ctx: Context,
   target: Pick<SuiteTarget, 'repo' | 'base' | 'baselineLayout'>,
   setup: BuildSetup,
   stream: NodeJS.WritableStream,
-): Promise<{ run: DoctestRun; cached: boolean; buildDir: string; buildSeconds: number }> {
+): Promise<BaselineRun> {
   const { base, baselineLayout: tree, repo } = target;
   const buildDir = tree.build(setup.key);
   const resultsFile = tree.results(base, setup.key);
   // The baseline's run depends only on the commit (the build options are in the results file's name).
   const inputs = JSON.stringify({ commit: base });
-  const saved = await readSaved(resultsFile, inputs, written<DoctestRun>());
+  const saved = await readSaved(resultsFile, inputs, written<DoctestRun & { reports?: number }>());
   if (saved) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
-    return { run: saved, cached: true, buildDir, buildSeconds: 0 };
+    return { run: saved, cached: true, buildDir, buildSeconds: 0, reports: saved.reports ?? null };
   }
   await prepareWorktree(ctx, repo, tree, base);
   const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
   await configureIfNeeded(baseSpec, ctx.log);
   const built = await buildTarget(baseSpec, ctx.log, stream);
   const run = await runDoctest(baseSpec, ctx.log, {});
-  await writeFile(resultsFile, savedText(inputs, run));
-  return { run, cached: false, buildDir, buildSeconds: built.seconds };
+  // Under a sanitizer the whole unpatched suite is one run: the number of its reports is what the patched tree's
+  // existing cases are compared with.
+  const reports = setup.sanitizer ? (await reportsInLog(baseSpec)).length : null;
+  await writeFile(resultsFile, savedText(inputs, { ...run, ...(reports === null ? {} : { reports }) }));
+  return { run, cached: false, buildDir, buildSeconds: built.seconds, reports };
 }
 
 /**
@@ -330,9 +411,24 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
   const buildDir = target.patchedLayout.build(setup.key);
   const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
   if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
-  const configured = await configureIfNeeded(patchedSpec, ctx.log);
   const runsSuite = options.suite !== false;
+  const useBaseline = runsSuite && options.baseline !== false;
+  const sanitizer = setup.sanitizer;
 
+  // Under a sanitizer the baseline comes first: when the unpatched tree does not build that way, the lane does not apply.
+  let baseline: BaselineRun | null = null;
+  let notApplicable: string | null = null;
+  if (sanitizer && useBaseline) {
+    try {
+      baseline = await baselineRun(ctx, target, setup, stream);
+    } catch (error) {
+      if (!isUserError(error) || (error.code !== 'BUILD_FAILED' && error.code !== 'CONFIGURE_FAILED')) throw error;
+      notApplicable = firstError(error);
+      ctx.log.warn(`--sanitize ${sanitizer}: the unpatched tree does not build this way: ${notApplicable}`);
+    }
+  }
+
+  const configured = notApplicable === null ? await configureIfNeeded(patchedSpec, ctx.log) : false;
   let built = { seconds: 0, steps: 0 };
   let patchedRun: Awaited<ReturnType<typeof runDoctest>> = {
     cases: [],
@@ -340,20 +436,41 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     interrupted: null,
     crashes: [],
   };
-  if (runsSuite) {
+  let sanitized: SanitizedRun | null = null;
+  if (runsSuite && notApplicable === null) {
     built = await buildTarget(patchedSpec, ctx.log, stream);
-    patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+    if (sanitizer) {
+      const known = baseline ? new Set(baseline.run.cases.map((c) => c.name)) : null;
+      sanitized = await runSanitized(patchedSpec, ctx.log, { filter: options.tests, known, where: 'suite' });
+      patchedRun = sanitized.run;
+    } else {
+      patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests });
+    }
   }
-  const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
+  const twin =
+    options.metalTwin && notApplicable === null
+      ? await runTwin(ctx, patchedSpec, { filter: options.tests, sanitized: sanitizer !== null })
+      : null;
   const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
-  if (options.tests && matched === 0)
+  if (options.tests && matched === 0 && notApplicable === null)
     throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
 
-  const useBaseline = runsSuite && options.baseline !== false;
-  const baseline = useBaseline ? await baselineRun(ctx, target, setup, stream) : null;
+  if (useBaseline && !sanitizer) baseline = await baselineRun(ctx, target, setup, stream);
   const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
   const summary = summarize(classified);
-  const blocking = classified.filter(isBlocking).length + (twin ? twin.summary.byClass['new-test-failed'] : 0);
+  const sanitizerData = sanitizer
+    ? sanitizerResult(sanitizer, {
+        notApplicable,
+        suite: sanitized,
+        twin: twin?.alone ?? [],
+        baselineReports: baseline?.reports ?? null,
+        compared: options.tests === undefined,
+      })
+    : null;
+  const blocking =
+    classified.filter(isBlocking).length +
+    (twin ? twin.summary.byClass['new-test-failed'] : 0) +
+    (sanitizerData && sanitizerData.rest.extra > 0 ? 1 : 0);
 
   const data: TestData = {
     command: 'test',
@@ -386,6 +503,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       baseline: c.baseline,
       failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
     })),
+    sanitizer: sanitizerData,
     twin: twin && {
       ...twin,
       cases: twin.cases.map((c) => ({
@@ -394,7 +512,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       })),
     },
   };
-  if (summary.cases + (twin?.summary.cases ?? 0) === 0) {
+  if (summary.cases + (twin?.summary.cases ?? 0) === 0 && notApplicable === null) {
     throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
       hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
     });

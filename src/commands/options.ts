@@ -48,7 +48,8 @@ export function buildOptions<T>(y: Argv<T>) {
     })
     .option('cxx', {
       type: 'string',
-      describe: 'C++ compiler for both trees (path or name on PATH; default: CMake\'s choice, or g++-11 with --upstream-ci)',
+      describe:
+        "C++ compiler for both trees (path or name on PATH; default: CMake's choice, or g++-11 with --upstream-ci)",
     })
     .check((argv) => {
       if (argv.cxx !== undefined && argv.cxx.trim() === '')
@@ -59,17 +60,19 @@ export function buildOptions<T>(y: Argv<T>) {
 
 /** `--upstream-ci`: build as MLX's Linux CI does (`test`, `verify`, `pr`). */
 export function upstreamCiOption<T>(y: Argv<T>) {
-  return y.option('upstream-ci', {
-    type: 'boolean',
-    default: false,
-    describe: `Build as MLX's Linux CI does, the baseline too: Debug, ${UPSTREAM_LINUX_CI.cmakeArgs.join(' ')}, g++-11 when on PATH (or --cxx)`,
-  }).check((argv) => {
-    if (argv.upstreamCi && argv['sanitize'] !== undefined)
-      throw new Error(
-        "--sanitize and --upstream-ci are two of MLX's CI jobs: the sanitizer job is a static Debug build, the Linux job a shared one. Run them one at a time.",
-      );
-    return true;
-  });
+  return y
+    .option('upstream-ci', {
+      type: 'boolean',
+      default: false,
+      describe: `Build as MLX's Linux CI does, the baseline too: Debug, ${UPSTREAM_LINUX_CI.cmakeArgs.join(' ')}, g++-11 when on PATH (or --cxx)`,
+    })
+    .check((argv) => {
+      if (argv.upstreamCi && argv['sanitize'] !== undefined)
+        throw new Error(
+          "--sanitize and --upstream-ci are two of MLX's CI jobs: the sanitizer job is a static Debug build, the Linux job a shared one. Run them one at a time.",
+        );
+      return true;
+    });
 }
 
 /** The Metal type-check as a readiness item of `verify` and `pr`. */

@@ -42,7 +42,7 @@ export interface SanitizerReport {
 
 const ASAN_HEADER = /^==\d+==ERROR: (?:AddressSanitizer|LeakSanitizer): (.*)$/;
 const UBSAN_HEADER = /^(.+?:\d+(?::\d+)?): runtime error: (.*)$/;
-const FRAME = /^\s*#(\d+) 0x[0-9a-f]+ (?:in )?(.*)$/;
+const FRAME = /^\s*#(\d+) 0x[0-9a-f]+\s+(?:in )?(.*)$/;
 
 /** Every sanitizer report in a run's output, in order, with up to `maxFrames` frames of its first stack. */
 export function parseSanitizerReports(output: string, maxFrames = 6): SanitizerReport[] {

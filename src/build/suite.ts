@@ -327,7 +327,8 @@ export async function baselineRun(
   // The baseline's run depends only on the commit (the build options are in the results file's name).
   const inputs = JSON.stringify({ commit: base });
   const saved = await readSaved(resultsFile, inputs, written<DoctestRun & { reports?: number }>());
-  if (saved) {
+  // Under a sanitizer the saved run must hold its number of reports.
+  if (saved && (setup.sanitizer === null || saved.reports !== undefined)) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
     return { run: saved, cached: true, buildDir, buildSeconds: 0, reports: saved.reports ?? null };
   }

@@ -1553,7 +1553,7 @@ describe.skipIf(!hasBuildTools)(
     const names = (): Names => ({
       paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
       shas: { pinned: upstream.sha },
-      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors'],
+      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors', 'compiler.version'],
     });
     const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
     const write = (file: string, text: string) => {
@@ -2247,7 +2247,7 @@ describe.skipIf(!hasTwinTools)(
     const names = (): Names => ({
       paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
       shas: { pinned: upstream.sha },
-      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors'],
+      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors', 'compiler.version'],
     });
     const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
 

@@ -1622,6 +1622,7 @@ describe.skipIf(!hasBuildTools)(
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "buildSeconds": "<number>",
               "cached": false,
               "summary": {
                 "assertions": {
@@ -1676,6 +1677,11 @@ describe.skipIf(!hasBuildTools)(
               },
             ],
             "command": "test",
+            "compiler": {
+              "chosenBy": "default",
+              "command": null,
+              "version": "<string>",
+            },
             "dependencies": [
               {
                 "dep": "json",
@@ -1711,6 +1717,7 @@ describe.skipIf(!hasBuildTools)(
               "configured": true,
               "crashes": [],
             },
+            "sanitizer": null,
             "suiteRan": true,
             "summary": {
               "assertions": {
@@ -1751,6 +1758,7 @@ describe.skipIf(!hasBuildTools)(
             "json": {
               "baseline": {
                 "buildDir": null,
+                "buildSeconds": "<number>",
                 "cached": false,
                 "summary": null,
                 "used": false,
@@ -1787,6 +1795,11 @@ describe.skipIf(!hasBuildTools)(
                 },
               ],
               "command": "test",
+              "compiler": {
+                "chosenBy": "default",
+                "command": null,
+                "version": "<string>",
+              },
               "dependencies": [
                 {
                   "dep": "json",
@@ -1822,6 +1835,7 @@ describe.skipIf(!hasBuildTools)(
                 "configured": false,
                 "crashes": [],
               },
+              "sanitizer": null,
               "suiteRan": true,
               "summary": {
                 "assertions": {
@@ -1850,6 +1864,7 @@ describe.skipIf(!hasBuildTools)(
             "json": {
               "baseline": {
                 "buildDir": "<project>/.work/baseline/build-release-<key>",
+                "buildSeconds": "<number>",
                 "cached": true,
                 "summary": {
                   "assertions": {
@@ -1883,6 +1898,11 @@ describe.skipIf(!hasBuildTools)(
                 },
               ],
               "command": "test",
+              "compiler": {
+                "chosenBy": "default",
+                "command": null,
+                "version": "<string>",
+              },
               "dependencies": [
                 {
                   "dep": "json",
@@ -1918,6 +1938,7 @@ describe.skipIf(!hasBuildTools)(
                 "configured": false,
                 "crashes": [],
               },
+              "sanitizer": null,
               "suiteRan": true,
               "summary": {
                 "assertions": {
@@ -2055,6 +2076,7 @@ describe.skipIf(!hasBuildTools)(
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "buildSeconds": "<number>",
               "cached": true,
               "summary": {
                 "assertions": {
@@ -2116,6 +2138,11 @@ describe.skipIf(!hasBuildTools)(
               },
             ],
             "command": "test",
+            "compiler": {
+              "chosenBy": "default",
+              "command": null,
+              "version": "<string>",
+            },
             "dependencies": [
               {
                 "dep": "json",
@@ -2151,6 +2178,7 @@ describe.skipIf(!hasBuildTools)(
               "configured": false,
               "crashes": [],
             },
+            "sanitizer": null,
             "suiteRan": true,
             "summary": {
               "assertions": {
@@ -2265,6 +2293,7 @@ describe.skipIf(!hasTwinTools)(
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "buildSeconds": "<number>",
               "cached": false,
               "summary": {
                 "assertions": {
@@ -2305,6 +2334,11 @@ describe.skipIf(!hasTwinTools)(
               },
             ],
             "command": "test",
+            "compiler": {
+              "chosenBy": "default",
+              "command": null,
+              "version": "<string>",
+            },
             "dependencies": [
               {
                 "dep": "json",
@@ -2340,6 +2374,7 @@ describe.skipIf(!hasTwinTools)(
               "configured": true,
               "crashes": [],
             },
+            "sanitizer": null,
             "suiteRan": true,
             "summary": {
               "assertions": {
@@ -2361,6 +2396,7 @@ describe.skipIf(!hasTwinTools)(
               "skipped": 0,
             },
             "twin": {
+              "alone": null,
               "binary": "<project>/.work/build-release-<key>/mlx-storage-pr-twin/metal-twin-tests",
               "buildSeconds": "<number>",
               "buildSteps": "<number>",

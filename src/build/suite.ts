@@ -518,7 +518,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
     });
   }
-  if (runsSuite) {
+  if (runsSuite && notApplicable === null) {
     const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
     await writeFile(
       lastRunFile(buildDir),

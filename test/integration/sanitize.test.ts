@@ -159,3 +159,32 @@ describe.skipIf(!hasTools)(hasTools ? 'test --sanitize on the Metal twin' : `tes
     BUILD_TIMEOUT,
   );
 });
+
+describe.skipIf(!hasTools)(
+  hasTools ? 'test --sanitize when the baseline does not build' : `test --sanitize not applicable (${reason})`,
+  () => {
+    it(
+      'is "not applicable" with the unpatched tree\'s first error, and builds nothing of the patched tree',
+      async () => {
+        // A warning in the unpatched tree fails its build with warnings as errors, as MLX's sanitizer job builds.
+        const upstream = makeUpstream('cmake-project/upstream', (dir) => {
+          addSanitizerOptions(dir);
+          appendFileSync(path.join(dir, 'src/lib.cpp'), '\n#warning "an old warning"\n');
+        });
+        const project = makeProject(upstream.sha, 'cmake-project/project');
+        const env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+        expect((await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project, env })).code).toBe(0);
+        const result = await runCli(['test', '--offline', '--sanitize', 'ubsan', '--json'], { cwd: project, env });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.json.sanitizer).toMatchObject({ status: 'not-applicable', name: 'UndefinedBehaviorSanitizer' });
+        expect(result.json.sanitizer.reason).toMatch(/lib\.cpp:\d+:\d+: error: #warning "an old warning"/);
+        expect(existsSync(path.join(result.json.buildDir, 'CMakeCache.txt'))).toBe(false);
+        const human = await runCli(['test', '--offline', '--sanitize', 'ubsan'], { cwd: project, env });
+        expect(human.stdout).toMatch(
+          /^sanitizer: UndefinedBehaviorSanitizer \(--sanitize ubsan\): not applicable: the unpatched tree does not build with it: /m,
+        );
+      },
+      BUILD_TIMEOUT,
+    );
+  },
+);

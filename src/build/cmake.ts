@@ -195,7 +195,13 @@ export async function buildTarget(
 export async function runDoctest(
   spec: BuildSpec,
   log: Logger,
-  options: { filter?: string | undefined; sourceFile?: string | undefined; timeoutMs?: number | undefined },
+  options: {
+    filter?: string | undefined;
+    sourceFile?: string | undefined;
+    timeoutMs?: number | undefined;
+    /** Cases left out of this run (exact names). */
+    exclude?: readonly string[] | undefined;
+  },
 ): Promise<DoctestRun & { crashes: string[] }> {
   const binary = path.join(spec.buildDir, spec.testBinary);
   const logs = logFiles(spec.buildDir, spec.logName);
@@ -211,7 +217,8 @@ export async function runDoctest(
     const args = ['--reporters=xml', `--out=${xmlFile}`, '--no-intro=true', '--no-version=true'];
     if (options.filter) args.push(`--test-case=${options.filter}`);
     if (options.sourceFile) args.push(`--source-file=${options.sourceFile}`);
-    if (crashes.length) args.push(`--test-case-exclude=${crashes.map(doctestFilterEscape).join(',')}`);
+    const excluded = [...(options.exclude ?? []), ...crashes];
+    if (excluded.length) args.push(`--test-case-exclude=${excluded.map(doctestFilterEscape).join(',')}`);
     const result = await runProcess(log, binary, args, {
       cwd: spec.buildDir,
       env: spec.env,
@@ -257,14 +264,11 @@ export async function runDoctest(
 }
 
 /** Every test case name the binary has (`--list-test-cases`). */
-export async function listDoctestCases(spec: BuildSpec, log: Logger): Promise<string[]> {
+export async function listDoctestCases(spec: BuildSpec, log: Logger, filter?: string): Promise<string[]> {
   const binary = path.join(spec.buildDir, spec.testBinary);
-  const result = await runProcess(
-    log,
-    binary,
-    ['--list-test-cases', '--reporters=xml', '--no-intro=true', '--no-version=true'],
-    { cwd: spec.buildDir, env: spec.env, keepOutput: true },
-  );
+  const args = ['--list-test-cases', '--reporters=xml', '--no-intro=true', '--no-version=true'];
+  if (filter) args.push(`--test-case=${filter}`);
+  const result = await runProcess(log, binary, args, { cwd: spec.buildDir, env: spec.env, keepOutput: true });
   return parseDoctestList(result.output);
 }
 

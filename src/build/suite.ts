@@ -12,7 +12,7 @@ import { probe } from '../adapters/process.js';
 import { classify, isBlocking, LOCAL_EDITS_NOTE, summarize, type ClassifiedCase, type Summary } from './baseline.js';
 import { itemsPass, formatItems, type ReportItem } from '../core/report-items.js';
 import { closeCaseNames, DoctestRunSchema, type DoctestRun, type Failure } from './doctest.js';
-import { UserError } from '../core/errors.js';
+import { isUserError, UserError } from '../core/errors.js';
 import { lineOrigin } from '../series/origin.js';
 import type { ApplyPlan } from '../series/plan.js';
 import type { TreeLayout } from '../core/workdir.js';
@@ -21,6 +21,16 @@ import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../ser
 import type { Context } from '../series/context.js';
 import { buildToolItems, inspectOffline } from '../readiness/doctor-checks.js';
 import { generateStandIns, probeOffline } from './offline-deps.js';
+import {
+  judgeSanitizer,
+  SANITIZER_NAMES,
+  sanitizerBuild,
+  sanitizerRunEnv,
+  STRICTER_THAN_MLX,
+  type Sanitizer,
+  type SoloCase,
+} from './sanitize.js';
+import { reportsInLog, runSanitized, type SanitizedRun } from './sanitize-run.js';
 import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin-run.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
@@ -37,6 +47,12 @@ export interface SuiteOptions {
   suite?: boolean | undefined;
   /** Run only the cases defined in these files (doctest --source-file patterns, comma-separated). */
   sourceFile?: string | undefined;
+  /** Build both trees as MLX's sanitizer job does and attribute each report to a case (`--sanitize`). */
+  sanitize?: Sanitizer | undefined;
+  /** The C++ compiler of both trees (`--cxx`). */
+  cxx?: string | undefined;
+  /** MLX's Linux CI leg (`--upstream-ci`): without --cxx, g++-11 when it is on PATH. */
+  upstreamCi?: boolean | undefined;
 }
 
 export interface TestData {
@@ -48,7 +64,16 @@ export interface TestData {
   /** Files in the checkout that differ from the applied series (edited there, not in templates/ or patches/). */
   localEdits: string[];
   patched: { configured: boolean; buildSeconds: number; buildSteps: number; complete: boolean; crashes: string[] };
-  baseline: { used: boolean; cached: boolean; buildDir: string | null; summary: Summary | null };
+  baseline: {
+    used: boolean;
+    cached: boolean;
+    buildDir: string | null;
+    /** Seconds the baseline's build took in this run (0: saved results, or not built). */
+    buildSeconds: number;
+    summary: Summary | null;
+  };
+  /** The C++ compiler both trees built with (first line of its --version) and how it was chosen. */
+  compiler: Compiler;
   /** False with --no-suite: only the twin ran, and summary and cases are empty. */
   suiteRan: boolean;
   summary: Summary;
@@ -61,7 +86,70 @@ export interface TestData {
   }>;
   /** The Metal twin run (test --metal-twin), or null. */
   twin: TwinRunData | null;
+  /** The sanitizer lane (test --sanitize), or null. */
+  sanitizer: SanitizerData | null;
 }
+
+/** What `test --sanitize` found beyond the classification of the cases. */
+export interface SanitizerData {
+  sanitizer: Sanitizer;
+  /** AddressSanitizer, UndefinedBehaviorSanitizer. */
+  name: string;
+  /** not-applicable: the unpatched tree does not build with this sanitizer (`reason`: its first error). */
+  status: 'ran' | 'not-applicable';
+  reason: string | null;
+  /** How this lane differs from MLX's own sanitizer job. */
+  stricter: string;
+  /** The new cases and the twin cases, each run alone, with their reports. */
+  alone: SoloCase[];
+  /** The existing cases, run together once per tree: their number of reports, patched and unpatched. */
+  rest: { cases: number; patched: number; baseline: number | null; extra: number; compared: boolean };
+}
+
+function sanitizerResult(
+  sanitizer: Sanitizer,
+  o: {
+    notApplicable: string | null;
+    suite: SanitizedRun | null;
+    twin: SoloCase[];
+    baselineReports: number | null;
+    compared: boolean;
+  },
+): SanitizerData {
+  const alone = [...(o.suite?.alone ?? []), ...o.twin];
+  const patched = o.suite?.rest.reports ?? 0;
+  // With --tests only part of the existing cases ran, so their count says nothing against the whole baseline.
+  const verdict = judgeSanitizer(alone, { patched, baseline: o.compared ? o.baselineReports : null });
+  return {
+    sanitizer,
+    name: SANITIZER_NAMES[sanitizer],
+    status: o.notApplicable === null ? 'ran' : 'not-applicable',
+    reason: o.notApplicable,
+    stricter: STRICTER_THAN_MLX,
+    alone,
+    rest: {
+      cases: o.suite?.rest.cases ?? 0,
+      patched,
+      baseline: o.baselineReports,
+      extra: o.compared || o.baselineReports === null ? verdict.extraReports : 0,
+      compared: o.compared && o.baselineReports !== null,
+    },
+  };
+}
+
+/** The first compiler or CMake error of a failed build, for a one-line reason. */
+function firstError(error: UserError): string {
+  const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+  return (
+    errors[0] ??
+    error.message.split('\n').find((l) => /error/i.test(l)) ??
+    error.message.split('\n')[0] ??
+    ''
+  ).trim();
+}
+
+/** The baseline's run as saved; under a sanitizer it also holds its number of reports. */
+const SavedBaselineSchema = z.intersection(DoctestRunSchema, z.object({ reports: z.number().optional() }));
 
 const SummarySchema = z
   .object({
@@ -113,8 +201,42 @@ export interface BuildSetup {
   cmakeArgs: string[];
   key: string;
   ccache: boolean;
+  /** The C++ compiler both trees build with; its `--version` is part of the key. */
+  compiler: Compiler;
+  sanitizer: Sanitizer | null;
   dependencies: Array<{ dep: string; source: string }>;
   notes: string[];
+}
+
+/** The C++ compiler of a build: `command` is null for CMake's own choice (CXX, else c++). */
+export interface Compiler {
+  command: string | null;
+  /** The first line of its `--version`. */
+  version: string;
+  chosenBy: 'cxx' | 'upstream-ci' | 'default';
+}
+
+/** --cxx, else g++-11 (MLX's Linux CI compiler) with --upstream-ci when it is on PATH, else CMake's choice. */
+async function chooseCompiler(ctx: Context, options: SuiteOptions): Promise<Compiler> {
+  const firstLine = (text: string | null) => text?.split('\n')[0]?.trim() ?? null;
+  if (options.cxx !== undefined) {
+    const version = firstLine(await probe(options.cxx, ['--version'], ctx.env));
+    if (version === null)
+      throw new UserError('USAGE', `--cxx ${options.cxx}: no compiler runs under that name.`, {
+        hint: 'Give a C++ compiler on PATH or its path, e.g. --cxx g++-11 (sudo apt-get install g++-11).',
+      });
+    return { command: options.cxx, version, chosenBy: 'cxx' };
+  }
+  if (options.upstreamCi) {
+    const version = firstLine(await probe('g++-11', ['--version'], ctx.env));
+    if (version !== null) return { command: 'g++-11', version, chosenBy: 'upstream-ci' };
+    ctx.log.warn(
+      "--upstream-ci: g++-11 (MLX's Linux CI compiler) is not on PATH; building with the default compiler (sudo apt-get install g++-11).",
+    );
+  }
+  const fallback = ctx.env['CXX'] ?? 'c++';
+  const version = firstLine(await probe(fallback, ['--version'], ctx.env)) ?? `${fallback} (no --version)`;
+  return { command: null, version, chosenBy: 'default' };
 }
 
 export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise<BuildSetup> {
@@ -144,17 +266,27 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
   if (!ccache)
     notes.push('ccache not found: fresh build folders compile from scratch (install ccache to reuse objects).');
   const launcher = ccache ? ['-DCMAKE_C_COMPILER_LAUNCHER=ccache', '-DCMAKE_CXX_COMPILER_LAUNCHER=ccache'] : [];
+  const sanitizer = options.sanitize ?? null;
+  const sanitized = sanitizer ? sanitizerBuild(sanitizer) : null;
+  const debug = options.debug === true || sanitized !== null;
+  const compiler = await chooseCompiler(ctx, options);
   const cmakeArgs = [
     ...generator,
-    `-DCMAKE_BUILD_TYPE=${options.debug ? 'Debug' : 'Release'}`,
+    `-DCMAKE_BUILD_TYPE=${debug ? 'Debug' : 'Release'}`,
     ...ctx.config.build.cmakeArgs,
     ...launcher,
     ...offlineArgs,
     ...twinBuildArgs(ctx),
+    ...(compiler.command === null ? [] : [`-DCMAKE_CXX_COMPILER=${compiler.command}`]),
+    ...(sanitized?.cmakeArgs ?? []),
     ...(options.cmakeArgs ?? []),
   ];
-  const key = `${options.debug ? 'debug' : 'release'}-${createHash('sha256').update(JSON.stringify(cmakeArgs)).digest('hex').slice(0, 10)}`;
-  return { cmakeArgs, key, ccache, dependencies, notes };
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ cmakeArgs, compiler: compiler.version }))
+    .digest('hex')
+    .slice(0, 10);
+  const key = `${debug ? 'debug' : 'release'}${sanitizer ? `-${sanitizer}` : ''}-${hash}`;
+  return { cmakeArgs, key, ccache, compiler, sanitizer, dependencies, notes };
 }
 
 /**
@@ -169,7 +301,10 @@ export function treeSpec(
   setup: BuildSetup,
   label: string,
 ): BuildSpec {
-  const env = setup.ccache ? { ...ctx.env, CCACHE_BASEDIR: path.dirname(sourceDir) } : ctx.env;
+  // CCACHE_NOHASHDIR, as MLX's CI sets it: with -g (Debug) ccache otherwise hashes the build folder, and the
+  // second tree compiles cold.
+  const cache = setup.ccache ? { CCACHE_BASEDIR: path.dirname(sourceDir), CCACHE_NOHASHDIR: '1' } : {};
+  const env = { ...ctx.env, ...cache, ...(setup.sanitizer ? sanitizerRunEnv(setup.sanitizer) : {}) };
   return {
     sourceDir,
     buildDir,
@@ -202,30 +337,43 @@ export interface SuiteTarget {
   localEdits: string[];
 }
 
+export interface BaselineRun {
+  run: DoctestRun;
+  cached: boolean;
+  buildDir: string;
+  buildSeconds: number;
+  /** Under a sanitizer: the number of reports of the whole unpatched suite. */
+  reports: number | null;
+}
+
 /** Builds and runs the unpatched tree once per build key; later runs read the saved results. */
 export async function baselineRun(
   ctx: Context,
   target: Pick<SuiteTarget, 'repo' | 'base' | 'baselineLayout'>,
   setup: BuildSetup,
   stream: NodeJS.WritableStream,
-): Promise<{ run: DoctestRun; cached: boolean; buildDir: string }> {
+): Promise<BaselineRun> {
   const { base, baselineLayout: tree, repo } = target;
   const buildDir = tree.build(setup.key);
   const resultsFile = tree.results(base, setup.key);
   // The baseline's run depends only on the commit (the build options are in the results file's name).
   const inputs = JSON.stringify({ commit: base });
-  const saved = await readSaved(resultsFile, inputs, DoctestRunSchema);
-  if (saved) {
+  const saved = await readSaved(resultsFile, inputs, SavedBaselineSchema);
+  // Under a sanitizer the saved run must hold its number of reports.
+  if (saved && (setup.sanitizer === null || saved.reports !== undefined)) {
     ctx.log.info(`baseline: using saved results of the unpatched build (${resultsFile})`);
-    return { run: saved, cached: true, buildDir };
+    return { run: saved, cached: true, buildDir, buildSeconds: 0, reports: saved.reports ?? null };
   }
   await prepareWorktree(ctx, repo, tree, base);
   const baseSpec = treeSpec(ctx, tree.source, buildDir, setup, 'baseline');
   await configureIfNeeded(baseSpec, ctx.log);
-  await buildTarget(baseSpec, ctx.log, stream);
+  const built = await buildTarget(baseSpec, ctx.log, stream);
   const run = await runDoctest(baseSpec, ctx.log, {});
-  await writeFile(resultsFile, savedText(inputs, run));
-  return { run, cached: false, buildDir };
+  // Under a sanitizer the whole unpatched suite is one run: the number of its reports is what the patched tree's
+  // existing cases are compared with.
+  const reports = setup.sanitizer ? (await reportsInLog(baseSpec)).length : null;
+  await writeFile(resultsFile, savedText(inputs, { ...run, ...(reports === null ? {} : { reports }) }));
+  return { run, cached: false, buildDir, buildSeconds: built.seconds, reports };
 }
 
 /**
@@ -296,9 +444,24 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
   const buildDir = target.patchedLayout.build(setup.key);
   const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
   if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
-  const configured = await configureIfNeeded(patchedSpec, ctx.log);
   const runsSuite = options.suite !== false;
+  const useBaseline = runsSuite && options.baseline !== false;
+  const sanitizer = setup.sanitizer;
 
+  // Under a sanitizer the baseline comes first: when the unpatched tree does not build that way, the lane does not apply.
+  let baseline: BaselineRun | null = null;
+  let notApplicable: string | null = null;
+  if (sanitizer && useBaseline) {
+    try {
+      baseline = await baselineRun(ctx, target, setup, stream);
+    } catch (error) {
+      if (!isUserError(error) || (error.code !== 'BUILD_FAILED' && error.code !== 'CONFIGURE_FAILED')) throw error;
+      notApplicable = firstError(error);
+      ctx.log.warn(`--sanitize ${sanitizer}: the unpatched tree does not build this way: ${notApplicable}`);
+    }
+  }
+
+  const configured = notApplicable === null ? await configureIfNeeded(patchedSpec, ctx.log) : false;
   let built = { seconds: 0, steps: 0 };
   let patchedRun: Awaited<ReturnType<typeof runDoctest>> = {
     cases: [],
@@ -306,20 +469,41 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     interrupted: null,
     crashes: [],
   };
-  if (runsSuite) {
+  let sanitized: SanitizedRun | null = null;
+  if (runsSuite && notApplicable === null) {
     built = await buildTarget(patchedSpec, ctx.log, stream);
-    patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests, sourceFile: options.sourceFile });
+    if (sanitizer) {
+      const known = baseline ? new Set(baseline.run.cases.map((c) => c.name)) : null;
+      sanitized = await runSanitized(patchedSpec, ctx.log, { filter: options.tests, known, where: 'suite' });
+      patchedRun = sanitized.run;
+    } else {
+      patchedRun = await runDoctest(patchedSpec, ctx.log, { filter: options.tests, sourceFile: options.sourceFile });
+    }
   }
-  const twin = options.metalTwin ? await runTwin(ctx, patchedSpec, { filter: options.tests }) : null;
+  const twin =
+    options.metalTwin && notApplicable === null
+      ? await runTwin(ctx, patchedSpec, { filter: options.tests, sanitized: sanitizer !== null })
+      : null;
   const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
-  if (options.tests && matched === 0)
+  if (options.tests && matched === 0 && notApplicable === null)
     throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
 
-  const useBaseline = runsSuite && options.baseline !== false;
-  const baseline = useBaseline ? await baselineRun(ctx, target, setup, stream) : null;
+  if (useBaseline && !sanitizer) baseline = await baselineRun(ctx, target, setup, stream);
   const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
   const summary = summarize(classified);
-  const blocking = classified.filter(isBlocking).length + (twin ? twin.summary.byClass['new-test-failed'] : 0);
+  const sanitizerData = sanitizer
+    ? sanitizerResult(sanitizer, {
+        notApplicable,
+        suite: sanitized,
+        twin: twin?.alone ?? [],
+        baselineReports: baseline?.reports ?? null,
+        compared: options.tests === undefined,
+      })
+    : null;
+  const blocking =
+    classified.filter(isBlocking).length +
+    (twin ? twin.summary.byClass['new-test-failed'] : 0) +
+    (sanitizerData && sanitizerData.rest.extra > 0 ? 1 : 0);
 
   const data: TestData = {
     command: 'test',
@@ -327,6 +511,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     logs: logFiles(buildDir),
     dependencies: setup.dependencies,
     notes: setup.notes,
+    compiler: setup.compiler,
     localEdits,
     patched: {
       configured,
@@ -339,6 +524,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       used: useBaseline,
       cached: baseline?.cached ?? false,
       buildDir: baseline?.buildDir ?? null,
+      buildSeconds: baseline?.buildSeconds ?? 0,
       summary: baseline ? summarize(classify(baseline.run.cases, baseline.run.cases)) : null,
     },
     suiteRan: runsSuite,
@@ -350,6 +536,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       baseline: c.baseline,
       failures: withOrigins(c.patched.failures, { plan, buildDir, checkout: git.dir, localEdits }),
     })),
+    sanitizer: sanitizerData,
     twin: twin && {
       ...twin,
       cases: twin.cases.map((c) => ({
@@ -358,12 +545,12 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       })),
     },
   };
-  if (summary.cases + (twin?.summary.cases ?? 0) === 0) {
+  if (summary.cases + (twin?.summary.cases ?? 0) === 0 && notApplicable === null) {
     throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
       hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
     });
   }
-  if (runsSuite) {
+  if (runsSuite && notApplicable === null) {
     const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
     await writeFile(lastRunFile(buildDir), savedText(lastRunInputs(plan.inputHash, runFilter(options), binary), data));
   }

@@ -21,6 +21,8 @@ import {
   type WeakenedSymbol,
 } from './twin.js';
 import { buildTarget, logFiles, runDoctest, type BuildSpec } from './cmake.js';
+import type { SoloCase } from './sanitize.js';
+import { runSanitized } from './sanitize-run.js';
 import type { Context } from '../series/context.js';
 import { inspectTwinTools } from '../readiness/doctor-checks.js';
 
@@ -78,6 +80,8 @@ export interface TwinData {
   weakened: WeakenedSymbol[];
   complete: boolean;
   crashes: string[];
+  /** Under a sanitizer: each case run alone, with its reports. */
+  alone: SoloCase[] | null;
   shows: string;
   cannotShow: string;
   summary: Summary;
@@ -132,7 +136,7 @@ export async function verifyTwinPossible(ctx: Context, spec: BuildSpec): Promise
 export async function runTwin(
   ctx: Context,
   suite: BuildSpec,
-  options: { filter?: string | undefined },
+  options: { filter?: string | undefined; sanitized?: boolean | undefined },
 ): Promise<TwinData> {
   const spec = twinSpec(suite);
   let built: { seconds: number; steps: number };
@@ -142,7 +146,11 @@ export async function runTwin(
     throw explainTwinBuildError(error);
   }
   const weakened = parseWeakened(await ifAbsent(readFile(path.join(suite.buildDir, TWIN_WEAKENED), 'utf8'), ''));
-  const run = await runDoctest(spec, ctx.log, { filter: options.filter });
+  // Under a sanitizer each case runs alone, so that each report is tied to its case.
+  const sanitized = options.sanitized
+    ? await runSanitized(spec, ctx.log, { filter: options.filter, known: new Set(), where: 'twin' })
+    : null;
+  const run = sanitized?.run ?? (await runDoctest(spec, ctx.log, { filter: options.filter }));
   // The Metal-only test file is new in the PR: against the empty baseline every case is a new test.
   const classified = classify(run.cases, []);
   const logs = logFiles(suite.buildDir, spec.logName);
@@ -154,6 +162,7 @@ export async function runTwin(
     weakened,
     complete: run.complete,
     crashes: run.crashes,
+    alone: sanitized?.alone ?? null,
     shows: TWIN_SHOWS,
     cannotShow: TWIN_CANNOT_SHOW,
     summary: summarize(classified),

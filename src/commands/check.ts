@@ -1,5 +1,6 @@
 import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../series/drift-report.js';
 import { UserError } from '../core/errors.js';
+import type { Sanitizer } from '../build/sanitize.js';
 import { buildOptions, jobsOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, exampleLines, type GlobalOptions, parseJobs } from './spec.js';
 
@@ -74,6 +75,8 @@ interface CheckCommandOptions extends GlobalOptions {
   offline: boolean;
   metalTwin: boolean;
   depsDir?: string | undefined;
+  sanitize?: Sanitizer | undefined;
+  cxx?: string | undefined;
   cmakeArgs: string[];
   jobs?: number | undefined;
   markdown: boolean;
@@ -86,6 +89,8 @@ async function check(options: CheckCommandOptions): Promise<CommandResult<CheckD
     options.offline && '--offline',
     options.metalTwin && '--metal-twin',
     options.depsDir !== undefined && '--deps-dir',
+    options.sanitize !== undefined && '--sanitize',
+    options.cxx !== undefined && '--cxx',
     options.cmakeArgs.length > 0 && 'CMake arguments after --',
   ].filter((o): o is string => typeof o === 'string');
   if (!options.build && buildOnly.length > 0) {
@@ -110,6 +115,8 @@ async function check(options: CheckCommandOptions): Promise<CommandResult<CheckD
           offline: options.offline,
           metalTwin: options.metalTwin,
           depsDir: options.depsDir,
+          sanitize: options.sanitize,
+          cxx: options.cxx,
           cmakeArgs: options.cmakeArgs,
         }
       : undefined,

@@ -2,6 +2,7 @@ import os from 'node:os';
 
 import type { Argv } from 'yargs';
 
+import { SANITIZERS } from '../build/sanitize.js';
 import { UPSTREAM_LINUX_CI } from '../build/upstream-ci.js';
 
 /** Option groups that several commands take, declared once so that they read the same in every command's help. */
@@ -38,16 +39,40 @@ export function buildOptions<T>(y: Argv<T>) {
       type: 'string',
       describe: 'Folder with local copies of dependencies (json, doctest, fmt, gguflib, metal_cpp); implies --offline',
     })
-    .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' });
+    .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
+    .option('sanitize', {
+      type: 'string',
+      choices: SANITIZERS,
+      describe:
+        "Build both trees as MLX's sanitizer job does (Debug, -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, -DUSE_ASAN=ON or -DUSE_UBSAN=ON) and attribute each report to a case",
+    })
+    .option('cxx', {
+      type: 'string',
+      describe:
+        "C++ compiler for both trees (path or name on PATH; default: CMake's choice, or g++-11 with --upstream-ci)",
+    })
+    .check((argv) => {
+      if (argv.cxx !== undefined && argv.cxx.trim() === '')
+        throw new Error('--cxx needs a compiler, e.g. --cxx g++-11 or --cxx /usr/bin/clang++.');
+      return true;
+    });
 }
 
 /** `--upstream-ci`: build as MLX's Linux CI does (`test`, `verify`, `pr`). */
 export function upstreamCiOption<T>(y: Argv<T>) {
-  return y.option('upstream-ci', {
-    type: 'boolean',
-    default: false,
-    describe: `Build as MLX's Linux CI does, the baseline too: Debug, ${UPSTREAM_LINUX_CI.cmakeArgs.join(' ')}`,
-  });
+  return y
+    .option('upstream-ci', {
+      type: 'boolean',
+      default: false,
+      describe: `Build as MLX's Linux CI does, the baseline too: Debug, ${UPSTREAM_LINUX_CI.cmakeArgs.join(' ')}, g++-11 when on PATH (or --cxx)`,
+    })
+    .check((argv) => {
+      if (argv.upstreamCi && argv['sanitize'] !== undefined)
+        throw new Error(
+          "--sanitize and --upstream-ci are two of MLX's CI jobs: the sanitizer job is a static Debug build, the Linux job a shared one. Run them one at a time.",
+        );
+      return true;
+    });
 }
 
 /** The Metal type-check as a readiness item of `verify` and `pr`. */

@@ -127,6 +127,9 @@ export const prCommand = defineCommand({
       ...o,
       skip: o.skip,
       jobs: parseJobs(o.jobs),
+      sanitize: o.sanitize,
+      cxx: o.cxx,
+      upstreamCi: o.upstreamCi,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     }),
 });

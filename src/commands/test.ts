@@ -59,6 +59,12 @@ export const testCommand = defineCommand({
           "MLX's Linux CI leg: -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, Debug",
         ),
       )
+      .example(
+        ...exampleLines(
+          '$0 test --offline --sanitize asan --metal-twin',
+          "MLX's sanitizer job, both trees, and the twin: each new case alone, its reports attributed",
+        ),
+      )
       .example(...exampleLines('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake')),
   run: async (o) => {
     const [{ loadContext }, { verifyDepsDir }, { runSuite }, { NO_METAL_ROLE, seriesRoles }] = await Promise.all([
@@ -86,6 +92,9 @@ export const testCommand = defineCommand({
       metalTwin: o.metalTwin && twinApplies,
       ...(o.metalOnly && metal ? { sourceFile: metal.tests.map((f) => `*/${f}`).join(',') } : {}),
       suite: o.suite,
+      sanitize: o.sanitize,
+      cxx: o.cxx,
+      upstreamCi: o.upstreamCi,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     });
     return {
@@ -105,8 +114,15 @@ const order: Array<ClassifiedCase['classification']> = [
 ];
 
 function testLines(data: TestData): string[] {
-  const lines = data.suiteRan ? suiteLines(data) : ['suite: not run (--no-suite)'];
+  const lines =
+    data.sanitizer?.status === 'not-applicable'
+      ? []
+      : data.suiteRan
+        ? suiteLines(data)
+        : ['suite: not run (--no-suite)'];
   if (data.twin) lines.push(...twinLines(data.twin));
+  if (data.sanitizer) lines.push(...sanitizerLines(data.sanitizer));
+  lines.push(`compiler: ${data.compiler.version}${compilerChoice[data.compiler.chosenBy]}`);
   if (data.localEdits.length) {
     const shown =
       data.localEdits.slice(0, 10).join(', ') +
@@ -157,6 +173,40 @@ function suiteLines(data: TestData): string[] {
     for (const c of data.cases.filter((x) => x.classification === kind)) {
       lines.push(`${kind}: ${c.name}`);
       lines.push(...failureLines(c.failures));
+    }
+  }
+  return lines;
+}
+
+const compilerChoice: Record<TestData['compiler']['chosenBy'], string> = {
+  cxx: ' (--cxx)',
+  'upstream-ci': " (--upstream-ci: g++-11, MLX's Linux CI compiler)",
+  default: '',
+};
+
+/** The sanitizer lane: what ran alone, the reports of each, the existing cases' count against the baseline. */
+function sanitizerLines(s: NonNullable<TestData['sanitizer']>): string[] {
+  const head = `sanitizer: ${s.name} (--sanitize ${s.sanitizer})`;
+  if (s.status === 'not-applicable')
+    return [`${head}: not applicable: the unpatched tree does not build with it: ${s.reason ?? 'unknown error'}`];
+  const suite = s.alone.filter((c) => c.where === 'suite').length;
+  const twin = s.alone.length - suite;
+  const failing = s.alone.filter((c) => c.reports.length > 0);
+  const rest = s.rest.compared
+    ? `${s.rest.patched} report(s), ${s.rest.baseline ?? 0} unpatched${s.rest.extra > 0 ? `: ${s.rest.extra} new` : ''}`
+    : s.rest.baseline === null
+      ? `${s.rest.patched} report(s) (no baseline: each counts)`
+      : `${s.rest.patched} report(s) (not compared with the unpatched ${s.rest.baseline}: --tests ran part of the suite)`;
+  const lines = [
+    `${head}: ${s.stricter}`,
+    `    ${suite} new case(s) and ${twin} twin case(s), each run alone: ${failing.length} with a report`,
+    `    the ${s.rest.cases} existing case(s), one run per tree: ${rest}`,
+  ];
+  for (const c of failing) {
+    lines.push(`sanitizer-report: ${c.name}${c.where === 'twin' ? ' (Metal twin)' : ''}`);
+    for (const r of c.reports.slice(0, 3)) {
+      lines.push(`    ${r.message}`);
+      lines.push(...r.frames.slice(0, 4).map((f) => `      ${f}`));
     }
   }
   return lines;

@@ -54,6 +54,9 @@ export const verifyCommand = defineCommand({
       ...o,
       jobs: parseJobs(o.jobs),
       skip: o.skip,
+      sanitize: o.sanitize,
+      cxx: o.cxx,
+      upstreamCi: o.upstreamCi,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     }),
 });

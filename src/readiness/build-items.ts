@@ -13,6 +13,7 @@ import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, t
 import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE } from '../build/mutants-run.js';
 import { readSavedItem, savePassedItem } from '../build/saved-results.js';
 import { buildTree } from '../series/tree.js';
+import { SANITIZER_NAMES, type Sanitizer } from '../build/sanitize.js';
 
 export type BuildItemOptions = SuiteOptions;
 
@@ -26,6 +27,61 @@ export async function buildItems(
   ctx: Context,
   options: BuildItemOptions,
   skipped: readonly string[] = [],
+): Promise<ReportItem[]> {
+  // --sanitize adds its own item; every other item builds as it does without it.
+  const { sanitize, ...plain } = options;
+  const checks = await plainBuildItems(ctx, plain, skipped);
+  if (sanitize !== undefined && !skipped.includes('sanitizer')) checks.push(await sanitizerItem(ctx, plain, sanitize));
+  return checks;
+}
+
+/**
+ * The PR's suite cases and (on Linux, for a series with Metal-only tests) its twin cases under a sanitizer, built
+ * as MLX's sanitizer job builds, each new case run alone (`test --sanitize`).
+ */
+async function sanitizerItem(ctx: Context, options: BuildItemOptions, sanitizer: Sanitizer): Promise<ReportItem> {
+  const metal = seriesRoles(ctx.config).metal;
+  const planned = plannedPaths((await ctx.project()).plan);
+  const metalTests = metal !== null && metal.tests.some((f) => planned.includes(f));
+  const twin = metalTests && ctx.platform !== 'darwin';
+  const base = {
+    id: 'sanitizer',
+    title: `Suite${twin ? ' and Metal twin' : ''} under ${SANITIZER_NAMES[sanitizer]} (--sanitize ${sanitizer})`,
+    required: true,
+  };
+  const fix = `mlx-storage-pr test --sanitize ${sanitizer}${twin ? ' --metal-twin' : ''}  (lists each report with its frames)`;
+  try {
+    const { data, blocking } = await runSuite(ctx, {
+      ...options,
+      tests: undefined,
+      sanitize: sanitizer,
+      metalTwin: twin,
+    });
+    const s = data.sanitizer;
+    if (s === null) throw new Error('the sanitizer lane did not run');
+    if (s.status === 'not-applicable')
+      return {
+        ...base,
+        status: 'not-checked',
+        required: false,
+        detail: `not applicable: the unpatched tree does not build with ${SANITIZER_NAMES[sanitizer]}: ${s.reason ?? ''}`,
+      };
+    const failing = s.alone.filter((c) => c.reports.length > 0);
+    const detail =
+      `${s.alone.length} new and twin case(s) run alone: ${failing.length} with a report` +
+      (failing.length ? ` (${failing.map((c) => `${c.name}: ${c.reports[0]?.message ?? ''}`).join('; ')})` : '') +
+      `; ${s.rest.cases} existing case(s): ${s.rest.patched} report(s), ${s.rest.baseline ?? 0} unpatched; ` +
+      `${blocking} failure(s) in all; ${s.stricter}`;
+    return { ...base, status: blocking ? 'fail' : 'pass', detail, ...(blocking ? { fix } : {}) };
+  } catch (error) {
+    return failedItem(base, error);
+  }
+}
+
+async function plainBuildItems(
+  ctx: Context,
+  options: BuildItemOptions,
+  skipped: readonly string[],
 ): Promise<ReportItem[]> {
   const suite = await linuxBuild(ctx, options);
   const checks = [suite.check];

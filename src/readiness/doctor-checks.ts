@@ -61,6 +61,57 @@ export async function inspectCompiler(env: Env, platform: NodeJS.Platform): Prom
   }
 }
 
+/** g++ 11, the compiler of MLX's Linux CI and sanitizer jobs (ubuntu-22.04's c++): `test --upstream-ci` uses it. */
+export async function inspectUpstreamCompiler(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
+  const title = "g++ 11 (MLX's Linux CI compiler)";
+  if (platform === 'darwin')
+    return { id: 'gxx-11', title, status: 'pass', detail: 'not needed on macOS', required: false };
+  const version = (await probe('g++-11', ['--version'], env))?.split('\n')[0];
+  return version
+    ? { id: 'gxx-11', title, status: 'pass', detail: version, required: false }
+    : {
+        id: 'gxx-11',
+        title,
+        status: 'warn',
+        detail: 'g++-11 not found: test --upstream-ci builds with the default compiler',
+        fix: apt('g++-11'),
+        required: false,
+      };
+}
+
+/**
+ * The sanitizer runtimes (libasan, libubsan) that `test --sanitize` links: they come with the compiler, so a
+ * small program is built and linked with each sanitizer.
+ */
+export async function inspectSanitizers(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
+  const cxx = env['CXX'] ?? 'c++';
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'msp-sanitize-'));
+  try {
+    const file = path.join(dir, 'probe.cpp');
+    await writeFile(file, 'int main() { return 0; }\n');
+    const links = await Promise.all(
+      (['address', 'undefined'] as const).map(
+        async (s) => (await probe(cxx, [`-fsanitize=${s}`, file, '-o', path.join(dir, s)], env)) !== null,
+      ),
+    );
+    const missing = [links[0] ? null : 'AddressSanitizer', links[1] ? null : 'UndefinedBehaviorSanitizer'].filter(
+      (x): x is string => x !== null,
+    );
+    return {
+      id: 'sanitizers',
+      title: 'Sanitizer runtimes (libasan, libubsan)',
+      status: missing.length ? 'warn' : 'pass',
+      detail: missing.length
+        ? `${cxx} cannot link with ${missing.join(', ')}: test --sanitize cannot run`
+        : `${cxx} links with -fsanitize=address and -fsanitize=undefined`,
+      ...(missing.length ? { fix: platform === 'darwin' ? 'xcode-select --install' : apt('g++') } : {}),
+      required: false,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function inspectNinja(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const out = await probe('ninja', ['--version'], env);
   return out

@@ -44,6 +44,8 @@ function buildNeeds(offline: boolean): Need[] {
     { id: 'ninja', required: false },
     { id: 'ccache', required: false },
     { id: 'twin', required: false, without: 'test --metal-twin cannot run' },
+    { id: 'gxx-11', required: false, without: "test --upstream-ci builds with the default compiler, not MLX's g++ 11" },
+    { id: 'sanitizers', required: false, without: 'test --sanitize cannot run' },
     offline
       ? { id: 'offline-', required: true }
       : { id: 'offline-', required: false, without: 'needed only for --offline' },

@@ -7,7 +7,7 @@ export const VERIFY_GROUPS = {
   'metal-typecheck': ['metal-typecheck'],
   docs: ['docs'],
   'pr-text': ['pr-files', 'pr-placeholders', 'pr-ai-disclosure'],
-  build: ['linux-build', 'tests-fail-without-implementation', 'metal-twin', 'mutants'],
+  build: ['linux-build', 'tests-fail-without-implementation', 'metal-twin', 'mutants', 'sanitizer'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type VerifyGroup = keyof typeof VERIFY_GROUPS;

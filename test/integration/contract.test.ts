@@ -1604,7 +1604,7 @@ describe.skipIf(!hasBuildTools)(
     const names = (): Names => ({
       paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
       shas: { pinned: upstream.sha },
-      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors'],
+      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors', 'compiler.version'],
     });
     const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
     const write = (file: string, text: string) => {
@@ -1673,6 +1673,7 @@ describe.skipIf(!hasBuildTools)(
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "buildSeconds": "<number>",
               "cached": false,
               "summary": {
                 "assertions": {
@@ -1727,6 +1728,11 @@ describe.skipIf(!hasBuildTools)(
               },
             ],
             "command": "test",
+            "compiler": {
+              "chosenBy": "default",
+              "command": null,
+              "version": "<string>",
+            },
             "dependencies": [
               {
                 "dep": "json",
@@ -1762,6 +1768,7 @@ describe.skipIf(!hasBuildTools)(
               "configured": true,
               "crashes": [],
             },
+            "sanitizer": null,
             "suiteRan": true,
             "summary": {
               "assertions": {
@@ -1802,6 +1809,7 @@ describe.skipIf(!hasBuildTools)(
             "json": {
               "baseline": {
                 "buildDir": null,
+                "buildSeconds": "<number>",
                 "cached": false,
                 "summary": null,
                 "used": false,
@@ -1838,6 +1846,11 @@ describe.skipIf(!hasBuildTools)(
                 },
               ],
               "command": "test",
+              "compiler": {
+                "chosenBy": "default",
+                "command": null,
+                "version": "<string>",
+              },
               "dependencies": [
                 {
                   "dep": "json",
@@ -1873,6 +1886,7 @@ describe.skipIf(!hasBuildTools)(
                 "configured": false,
                 "crashes": [],
               },
+              "sanitizer": null,
               "suiteRan": true,
               "summary": {
                 "assertions": {
@@ -1901,6 +1915,7 @@ describe.skipIf(!hasBuildTools)(
             "json": {
               "baseline": {
                 "buildDir": "<project>/.work/baseline/build-release-<key>",
+                "buildSeconds": "<number>",
                 "cached": true,
                 "summary": {
                   "assertions": {
@@ -1934,6 +1949,11 @@ describe.skipIf(!hasBuildTools)(
                 },
               ],
               "command": "test",
+              "compiler": {
+                "chosenBy": "default",
+                "command": null,
+                "version": "<string>",
+              },
               "dependencies": [
                 {
                   "dep": "json",
@@ -1969,6 +1989,7 @@ describe.skipIf(!hasBuildTools)(
                 "configured": false,
                 "crashes": [],
               },
+              "sanitizer": null,
               "suiteRan": true,
               "summary": {
                 "assertions": {
@@ -2109,6 +2130,7 @@ describe.skipIf(!hasBuildTools)(
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "buildSeconds": "<number>",
               "cached": true,
               "summary": {
                 "assertions": {
@@ -2170,6 +2192,11 @@ describe.skipIf(!hasBuildTools)(
               },
             ],
             "command": "test",
+            "compiler": {
+              "chosenBy": "default",
+              "command": null,
+              "version": "<string>",
+            },
             "dependencies": [
               {
                 "dep": "json",
@@ -2205,6 +2232,7 @@ describe.skipIf(!hasBuildTools)(
               "configured": false,
               "crashes": [],
             },
+            "sanitizer": null,
             "suiteRan": true,
             "summary": {
               "assertions": {
@@ -2304,7 +2332,7 @@ describe.skipIf(!hasTwinTools)(
     const names = (): Names => ({
       paths: { project, upstream: upstream.dir, cache: env['MLX_STORAGE_PR_CACHE'] as string },
       shas: { pinned: upstream.sha },
-      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors'],
+      vary: ['buildSeconds', 'buildSteps', 'pid', 'errors', 'compiler.version'],
     });
     const run = (...args: string[]) => runJson(args, { cwd: project, env, names: names() });
 
@@ -2322,6 +2350,7 @@ describe.skipIf(!hasTwinTools)(
           "json": {
             "baseline": {
               "buildDir": "<project>/.work/baseline/build-release-<key>",
+              "buildSeconds": "<number>",
               "cached": false,
               "summary": {
                 "assertions": {
@@ -2362,6 +2391,11 @@ describe.skipIf(!hasTwinTools)(
               },
             ],
             "command": "test",
+            "compiler": {
+              "chosenBy": "default",
+              "command": null,
+              "version": "<string>",
+            },
             "dependencies": [
               {
                 "dep": "json",
@@ -2397,6 +2431,7 @@ describe.skipIf(!hasTwinTools)(
               "configured": true,
               "crashes": [],
             },
+            "sanitizer": null,
             "suiteRan": true,
             "summary": {
               "assertions": {
@@ -2418,6 +2453,7 @@ describe.skipIf(!hasTwinTools)(
               "skipped": 0,
             },
             "twin": {
+              "alone": null,
               "binary": "<project>/.work/build-release-<key>/mlx-storage-pr-twin/metal-twin-tests",
               "buildSeconds": "<number>",
               "buildSteps": "<number>",

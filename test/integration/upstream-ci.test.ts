@@ -38,7 +38,27 @@ describe.skipIf(!hasTools)(
         expect(text).toMatch(/^BUILD_SHARED_LIBS:\w+=ON$/m);
         expect(text).toMatch(/^CMAKE_COMPILE_WARNING_AS_ERROR:\w+=ON$/m);
       }
-    });
+    }, 300_000);
+
+    it.skipIf(!existsSync('/usr/bin/g++-11'))(
+      "builds both trees with g++-11, MLX's Linux CI compiler, when it is on PATH, and names it in the report",
+      async () => {
+        const result = await run('test', '--offline', '--upstream-ci');
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.json.compiler).toMatchObject({ command: 'g++-11', chosenBy: 'upstream-ci' });
+        expect(result.json.compiler.version).toMatch(/^g\+\+-11 .* 11\.\d+\.\d+/);
+        for (const dir of [result.json.buildDir, result.json.baseline.buildDir])
+          expect(cache(dir)).toMatch(/^CMAKE_CXX_COMPILER:\w+=\S*g\+\+-11$/m);
+        const human = await runCli(['test', '--offline', '--upstream-ci'], { cwd: project, env });
+        expect(human.stdout).toMatch(/^compiler: g\+\+-11 .*\(--upstream-ci: g\+\+-11, MLX's Linux CI compiler\)$/m);
+        // Another compiler is another build folder: the key holds the compiler's --version.
+        const other = await run('test', '--offline', '--upstream-ci', '--cxx', 'g++');
+        expect(other.code, other.stderr).toBe(0);
+        expect(other.json.compiler).toMatchObject({ command: 'g++', chosenBy: 'cxx' });
+        expect(other.json.buildDir).not.toBe(result.json.buildDir);
+      },
+      300_000,
+    );
 
     it('fails on a warning in the series that the default build lets through', async () => {
       appendFileSync(path.join(project, 'templates/tests/new_tests.cpp'), '\n#warning "a new warning"\n');
@@ -51,6 +71,6 @@ describe.skipIf(!hasTools)(
       expect(ci.code).toBe(1);
       expect(ci.json.error.code).toBe('BUILD_FAILED');
       expect(ci.json.error.message).toContain('a new warning');
-    });
+    }, 300_000);
   },
 );

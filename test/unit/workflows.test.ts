@@ -611,6 +611,35 @@ describe('ci.yml', () => {
     expect(String(debian['name'])).toMatch(/second compiler.*g\+\+ 12/);
   });
 
+  it("runs MLX's sanitizer job for asan and ubsan on both trees and the Metal twin, with the real-MLX job's container and packages, offline, one ccache per sanitizer", () => {
+    const legs = Object.entries(wf.jobs).filter(([, j]) =>
+      (j.steps ?? []).some((s) => /mlx-storage-pr test [^\n]*--sanitize/.test(s.run ?? '')),
+    );
+    expect(legs.map(([id]) => id)).toEqual(['mlx-linux-sanitizers']);
+    const sanitizers = job('mlx-linux-sanitizers');
+    expect(sanitizers.strategy?.matrix['sanitizer']).toEqual(['asan', 'ubsan']);
+    // One failing sanitizer does not cancel the other.
+    expect((sanitizers.strategy as Record<string, unknown> | undefined)?.['fail-fast']).toBe(false);
+    expect(sanitizers.env?.['SANITIZER']).toBe('${{ matrix.sanitizer }}');
+    const build = step('mlx-linux-sanitizers', (s) => s.id === 'build');
+    expect(build.run).toMatch(/mlx-storage-pr test --offline --sanitize "\$SANITIZER" --metal-twin --json/);
+    // The real-MLX job's container, and no package it does not install for its own build.
+    expect(sanitizers['container']).toBe(job('mlx-linux')['container']);
+    const packages = (id: string) =>
+      new Set(
+        (job(id).steps.find((s) => /apt-get install/.test(s.run ?? ''))?.run ?? '')
+          .split(/[\s\\]+/)
+          .filter((w) => /^[a-z0-9][a-z0-9.+-]*$/.test(w) && !['apt-get', 'install', 'update'].includes(w)),
+      );
+    const realMlx = packages('mlx-linux');
+    expect([...packages('mlx-linux-sanitizers')].filter((p) => !realMlx.has(p) && p !== 'jq')).toEqual([]);
+    for (const p of ['g++', 'binutils', 'ccache', 'doctest-dev', 'libopenblas-dev'])
+      expect(realMlx.has(p), p).toBe(true);
+    const ccache = step('mlx-linux-sanitizers', (s) => s.uses?.startsWith('hendrikmuhs/ccache-action@') === true);
+    expect(String(ccache.with?.['key'])).toMatch(/^linux-\$\{\{ matrix\.sanitizer \}\}-/);
+    expect(String(job('mlx-linux-sanitizers')['timeout-minutes'])).toMatch(/^\d+$/);
+  });
+
   it('macOS: Homebrew tools without auto-update, the Metal toolchain with its download fallback, warnings as errors on every leg', () => {
     const mac = job('macos');
     expect(mac['runs-on']).toBe('macos-26');

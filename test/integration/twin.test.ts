@@ -226,6 +226,7 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
       find: 'return static_cast<long>(',
       replace: 'return (long)(',
       why: 'An equivalent mutant: nothing can tell it apart.',
+      judge: 'twin',
     });
     await withEdit('mutants.json', JSON.stringify(list, null, 2), async () => {
       const result = await run('verify', '--offline', ...onlyMutants);

@@ -85,7 +85,7 @@ describe.skipIf(!hasTools)(
       expect(linux).toMatchObject({ status: 'pass' });
       expect(without).toMatchObject({
         status: 'fail',
-        detail: 'these new cases pass without the implementation: test add again',
+        detail: 'these cases pass without the implementation: test add again',
       });
       expect(code).toBe(1);
     });

@@ -82,6 +82,7 @@ describe('pr --push: refreshing the branch on the fork', () => {
       'tests-fail-without-implementation',
       'metal-twin',
       'mutants',
+      'sanitizer',
     ]);
   });
 

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import type { Logger } from './log.js';
-import { ProcessError } from './process-error.js';
-import { capture, runPipe } from './process.js';
+import { orFailure, ProcessError } from './process-error.js';
+import { run, runPipe } from './process.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -30,23 +30,18 @@ export async function download(url: string, dest: string, log: Logger): Promise<
 export async function extractZip(zip: string, dest: string, options: { env: Env; log: Logger }): Promise<void> {
   await mkdir(dest, { recursive: true });
   options.log.command(`unzip -q -o ${zip} -d ${dest}`, dest);
-  const unzip = await capture('unzip', ['-q', '-o', zip, '-d', dest], { env: options.env });
-  if (unzip.exitCode === 0) return;
+  const unzip = await orFailure(run('unzip', ['-q', '-o', zip, '-d', dest], { env: options.env }));
+  if (!(unzip instanceof ProcessError)) return;
   // unzip ran and failed: the archive is bad. Only an unzip that did not start falls back to Python.
-  if (unzip.notStarted === null)
-    throw new ProcessError(['unzip', '-q', '-o', zip, '-d', dest], {
-      exitCode: unzip.exitCode,
-      signal: unzip.signal,
-      stderr: unzip.stderr,
-    });
+  if (!unzip.notStarted) throw unzip;
   options.log.command(`python3 -m zipfile -e ${zip} ${dest}`, dest);
-  const python = await capture('python3', ['-m', 'zipfile', '-e', zip, dest], { env: options.env });
-  if (python.exitCode !== 0) {
-    throw new ProcessError(['python3', '-m', 'zipfile', '-e', zip, dest], {
-      exitCode: python.exitCode,
-      signal: python.signal,
-      stderr: `unzip did not start; ${python.stderr}`,
-    });
+  const python = await orFailure(run('python3', ['-m', 'zipfile', '-e', zip, dest], { env: options.env }));
+  if (python instanceof ProcessError) {
+    throw new ProcessError(
+      python.command,
+      { exitCode: python.exitCode, signal: python.signal, stderr: `unzip did not start; ${python.stderr}` },
+      { cause: python },
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Logger } from './log.js';
-import { ProcessError } from './process-error.js';
-import { capture, run } from './process.js';
+import { orFailure, ProcessError } from './process-error.js';
+import { run } from './process.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -14,15 +14,11 @@ export interface CompileResult {
 /** `<clang> --version`, or null when there is no such program; any other failure is a ProcessError. */
 export async function clangVersionText(command: string, env: Env): Promise<string | null> {
   const args = ['--version'];
-  const result = await capture(command, args, { env, timeoutMs: 30_000 });
-  if (result.exitCode === 0) return result.stdout;
+  const result = await orFailure(run(command, args, { env, timeoutMs: 30_000 }));
+  if (!(result instanceof ProcessError)) return result.stdout;
   // No such program is an answer ("absent"), not a failure: the caller tries the next candidate.
-  if (result.notStarted?.code === 'ENOENT') return null;
-  throw new ProcessError(
-    [command, ...args],
-    { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr },
-    { cause: result.notStarted ?? undefined },
-  );
+  if (result.startError === 'ENOENT') return null;
+  throw result;
 }
 
 /** What `exit 1: <first line>` a failed `clangVersionText` said, for a check's detail. */
@@ -41,7 +37,7 @@ export async function libcxxVersionText(command: string, env: Env): Promise<stri
   return last.trim();
 }
 
-/** Runs one compile; never throws for a compiler error, only for a compiler that cannot start. */
+/** Runs one compile; a compiler error is a result (its exit code and output), a compiler that cannot start or is stopped a ProcessError. */
 export async function compile(
   command: string,
   args: readonly string[],
@@ -49,9 +45,9 @@ export async function compile(
 ): Promise<CompileResult> {
   options.log.debug(`Running \`${command} ${args.join(' ')}\` in ${options.cwd}`);
   const start = performance.now();
-  const result = await capture(command, args, { cwd: options.cwd, env: options.env });
+  const result = await orFailure(run(command, args, { cwd: options.cwd, env: options.env }));
   const seconds = (performance.now() - start) / 1000;
-  if (result.exitCode === null)
-    throw new ProcessError([command, ...args], { exitCode: null, signal: result.signal, stderr: result.stderr });
-  return { exitCode: result.exitCode, output: result.all, seconds };
+  if (!(result instanceof ProcessError)) return { exitCode: 0, output: result.all, seconds };
+  if (result.exitCode === null) throw result;
+  return { exitCode: result.exitCode, output: result.output, seconds };
 }

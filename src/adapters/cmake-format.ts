@@ -1,5 +1,6 @@
 import type { Logger } from './log.js';
-import { capture, run } from './process.js';
+import { orFailure, ProcessError } from './process-error.js';
+import { run } from './process.js';
 
 /** A cmake-format of the wanted version, and how to call it. */
 export interface CMakeFormat {
@@ -11,8 +12,9 @@ export type CMakeFormatLookup = { tool: CMakeFormat; reason: null } | { tool: nu
 
 async function versionOf(command: string[], env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
   const [file, ...args] = command as [string, ...string[]];
-  const result = await capture(file, [...args, '--version'], { env, timeoutMs: 120_000 });
-  if (result.exitCode !== 0) return null;
+  // Any failure means "not this candidate"; uvx prints its own lines on stderr, so only stdout is read.
+  const result = await orFailure(run(file, [...args, '--version'], { env, timeoutMs: 120_000 }));
+  if (result instanceof ProcessError) return null;
   return result.stdout.trim().split('\n').pop()?.trim() ?? null;
 }
 

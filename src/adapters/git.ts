@@ -5,17 +5,8 @@ import { permissionDenied } from '../core/errors.js';
 import { definedEnv, type Env } from './env.js';
 import type { Logger } from './log.js';
 import { pausePoint } from './interrupt.js';
-import { ProcessError } from './process-error.js';
-import { collect } from './process.js';
-
-/** The git command `args` failed; `said` is git's stderr (or stdout, where git says why there). */
-function gitFailed(
-  args: readonly string[],
-  result: { exitCode: number | null; signal?: string | null },
-  said: string,
-): ProcessError {
-  return new ProcessError(['git', ...args], { ...result, stderr: said });
-}
+import { orFailure, ProcessError } from './process-error.js';
+import { runDirect } from './process.js';
 
 /** `run`'s output, or '' when git exited 1: how `rev-parse --verify --quiet` and `symbolic-ref --quiet` answer "no such ref". */
 async function orAbsent(run: Promise<string>): Promise<string> {
@@ -54,10 +45,15 @@ function fileSystemDenial(message: string): string | null {
  * Git is started directly: no shell, arguments passed as they are.
  */
 async function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const result = await collect('git', args, { cwd, env });
-  if (result.exitCode === 0) return result.stdout;
-  const reason = [result.stderr.trim(), result.stdout.trim()].filter(Boolean).join('\n');
-  const failure = gitFailed(args, result, reason);
+  const result = await orFailure(runDirect('git', args, { cwd, env }));
+  if (!(result instanceof ProcessError)) return result;
+  // `stderr` of git's error is its reason, also where git says it on stdout.
+  const reason = [result.stderr.trim(), result.output.trim()].filter(Boolean).join('\n');
+  const failure = new ProcessError(
+    ['git', ...args],
+    { exitCode: result.exitCode, signal: result.signal, stderr: reason, output: result.output },
+    { cause: result.cause },
+  );
   const denied = fileSystemDenial(reason);
   if (denied !== null) throw permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure });
   throw failure;
@@ -396,11 +392,11 @@ export class Git {
       // With a pathspec, git stash fails on a held index lock without saying a word.
       const lock = path.resolve(this.dir, (await this.raw(['rev-parse', '--git-path', 'index.lock'])).trim());
       if (!(error instanceof ProcessError) || !existsSync(lock)) throw error;
-      throw gitFailed(
-        args,
-        error,
-        `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`,
-      );
+      throw new ProcessError(['git', ...args], {
+        exitCode: error.exitCode,
+        signal: error.signal,
+        stderr: `${lock} exists: another git process seems to be running in this repository (if none runs, delete that file)`,
+      });
     }
     const after = (await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', 'refs/stash']))).trim();
     return after && after !== before ? after : null;

@@ -14,10 +14,14 @@ export class ProcessError extends Error {
   readonly signal: string | null;
   /** What the program said on stderr (git: also stdout when stderr is empty); the last lines for long-running programs. */
   readonly stderr: string;
+  /** What it printed in all (stdout and stderr interleaved; git: stdout), for callers that read a failed run's output. */
+  readonly output: string;
+  /** True when the program could not start at all (`cause` says why, e.g. ENOENT: no such program). */
+  readonly notStarted: boolean;
 
   constructor(
     command: readonly string[],
-    result: { exitCode: number | null; signal?: string | null; stderr: string },
+    result: { exitCode: number | null; signal?: string | null; stderr: string; output?: string },
     options: { cause?: unknown } = {},
   ) {
     const how =
@@ -36,6 +40,13 @@ export class ProcessError extends Error {
     this.exitCode = result.exitCode;
     this.signal = result.signal ?? null;
     this.stderr = result.stderr;
+    this.output = result.output ?? '';
+    this.notStarted = result.exitCode === null && !result.signal;
+  }
+
+  /** The errno code of a program that did not start (`ENOENT`: there is no such program), else null. */
+  get startError(): string | null {
+    return this.notStarted ? ((this.cause as NodeJS.ErrnoException | undefined)?.code ?? null) : null;
   }
 }
 
@@ -47,4 +58,18 @@ export function lastLines(text: string, count: number): string {
 /** Quotes an argument for display as a shell command. */
 export function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The result of `running`, or its ProcessError: for callers to whom a failed
+ * program is an answer (a test binary with failing cases, a compiler error).
+ * Any other error is thrown.
+ */
+export async function orFailure<T>(running: Promise<T>): Promise<T | ProcessError> {
+  try {
+    return await running;
+  } catch (error) {
+    if (error instanceof ProcessError) return error;
+    throw error;
+  }
 }

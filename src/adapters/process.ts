@@ -36,10 +36,28 @@ export interface RunOptions {
 }
 
 /**
- * Runs a program, echoing the command to stderr. Never throws for a non-zero
- * exit: callers decide what a failure means and name the fix.
+ * Every child process of the tool starts in this file, in one of four forms,
+ * with one failure contract: a program that exits non-zero, is stopped by a
+ * signal or does not start is a ProcessError (the command, exit code or
+ * signal, and the last of what it said). Only `probe` answers "absent" (null),
+ * for callers that ask whether a program is there. A Ctrl-C stops every child
+ * (see interrupt.ts), and the interrupt report lists the ones running.
+ *
+ * - `run`: a short program, its output collected (stdin: closed or `input`).
+ * - `runLogged`: a long program (CMake, a test binary), its combined output
+ *   streamed to a log file and `onLine`; the error keeps the output's tail.
+ * - `runDirect`: git, with stdout and stderr apart (see there).
+ * - `runPipe`: `first | second`.
+ *
+ * Callers to whom a failure is an answer use `orFailure` (process-error.ts).
  */
-export async function runProcess(
+
+/**
+ * Runs a long program, echoing the command to stderr. A failure is a
+ * ProcessError whose `stderr` and `output` are the last 40 lines of combined
+ * output (the whole output with `keepOutput`).
+ */
+export async function runLogged(
   log: Logger,
   command: string,
   args: readonly string[],
@@ -93,14 +111,26 @@ export async function runProcess(
   await childStoppedBy(result.signal);
   if (result.failed && result.exitCode === undefined && result.signal === undefined) {
     // The program could not start at all (e.g. not installed).
-    return { exitCode: null, signal: null, tail: result.message ?? `${command} could not start`, output: '' };
+    throw new ProcessError(
+      [command, ...args],
+      { exitCode: null, signal: null, stderr: result.message ?? `${command} could not start` },
+      { cause: result.cause },
+    );
   }
-  return {
+  const ended: RunResult = {
     exitCode: result.exitCode ?? null,
     signal: result.signal ?? null,
     tail: tail.join('\n'),
     output: kept.join('\n'),
   };
+  if (ended.exitCode !== 0)
+    throw new ProcessError([command, ...args], {
+      exitCode: ended.exitCode,
+      signal: ended.signal,
+      stderr: ended.tail,
+      output: options.keepOutput ? ended.output : ended.tail,
+    });
+  return ended;
 }
 
 export interface CaptureOptions {
@@ -127,13 +157,8 @@ export interface Captured {
   notStarted: NodeJS.ErrnoException | null;
 }
 
-/**
- * Runs a short program to its end and collects what it printed. Every child
- * process of the tool starts here or in `runProcess`: a Ctrl-C stops it, and
- * the interrupt report lists it. Never throws for a failure of the program:
- * `run` is the form that does.
- */
-export async function capture(command: string, args: readonly string[], options: CaptureOptions): Promise<Captured> {
+/** Runs a short program to its end and collects what it printed, whether it failed or not (`run`, `probe`). */
+async function capture(command: string, args: readonly string[], options: CaptureOptions): Promise<Captured> {
   stopIfInterrupted();
   const control = childControl();
   const forget = track([command, ...args].map(quote).join(' '));
@@ -166,13 +191,13 @@ export async function capture(command: string, args: readonly string[], options:
   };
 }
 
-/** As `capture`, but a program that exits non-zero, is stopped or does not start is a ProcessError. */
+/** Runs a short program and collects what it printed; a failure is a ProcessError with `stderr` and `output` (all). */
 export async function run(command: string, args: readonly string[], options: CaptureOptions): Promise<Captured> {
   const result = await capture(command, args, options);
   if (result.exitCode !== 0)
     throw new ProcessError(
       [command, ...args],
-      { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr },
+      { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr, output: result.all },
       { cause: result.notStarted ?? undefined },
     );
   return result;
@@ -219,16 +244,37 @@ export async function probe(command: string, args: readonly string[], env: Env, 
 
 /**
  * Runs a program (git) with its stdout and stderr collected apart, started
- * directly (no shell). Resolves with what it printed and how it ended, also
- * for a non-zero exit; a program that cannot start ends with exit code null.
- * After Ctrl-C it rejects with InterruptedError as soon as the program itself
- * exits, even when a helper it started (git-remote-http) keeps the pipes open.
+ * directly on Node's spawn rather than execa: after Ctrl-C it rejects with
+ * InterruptedError as soon as the program itself exits, even when a helper it
+ * started (git-remote-http) keeps the pipes open. Resolves with stdout; a
+ * failure is a ProcessError whose `output` is stdout (git prints some reasons
+ * there, e.g. `git stash push` on an unmerged index).
  */
-export function collect(
+export async function runDirect(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Readonly<Record<string, string | undefined>> },
+): Promise<string> {
+  const result = await spawnCollected(command, args, { cwd: options.cwd, env: definedEnv(options.env) });
+  if (result.exitCode === 0) return result.stdout;
+  throw new ProcessError(
+    [command, ...args],
+    { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr, output: result.stdout },
+    { cause: result.notStarted ?? undefined },
+  );
+}
+
+function spawnCollected(
   command: string,
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ exitCode: number | null; signal: string | null; stdout: string; stderr: string }> {
+): Promise<{
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  notStarted: NodeJS.ErrnoException | null;
+}> {
   stopIfInterrupted();
   return new Promise((resolve, reject) => {
     const control = childControl();
@@ -246,7 +292,7 @@ export function collect(
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error) => {
       if (error.name === 'AbortError') return reject(new InterruptedError());
-      resolve({ exitCode: null, signal: null, stdout: '', stderr: error.message });
+      resolve({ exitCode: null, signal: null, stdout: '', stderr: error.message, notStarted: error });
     });
     child.on('exit', () => {
       if (control.signal?.aborted) {
@@ -265,6 +311,7 @@ export function collect(
             signal,
             stdout: Buffer.concat(out).toString('utf8'),
             stderr: Buffer.concat(err).toString('utf8'),
+            notStarted: null,
           }),
         reject,
       );

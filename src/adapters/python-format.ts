@@ -1,5 +1,6 @@
 import type { Logger } from './log.js';
-import { capture, run } from './process.js';
+import { orFailure, ProcessError } from './process-error.js';
+import { run } from './process.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -13,8 +14,8 @@ export interface PythonFormatter {
 export async function pythonFormatterVersion(name: 'black' | 'isort', env: Env, log: Logger): Promise<string | null> {
   const args = name === 'black' ? ['--version'] : ['--version-number'];
   log.debug(`Looking for ${name}: ${name} ${args.join(' ')}`);
-  const result = await capture(name, args, { env, timeoutMs: 60_000 });
-  if (result.exitCode !== 0) return null;
+  const result = await orFailure(run(name, args, { env, timeoutMs: 60_000 }));
+  if (result instanceof ProcessError) return null;
   return /(\d+\.\d+(?:\.\d+)?)/.exec(result.stdout)?.[1] ?? null;
 }
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 
 import { ifAbsent } from './files.js';
 import type { Logger } from './log.js';
-import { capture, quote } from './process.js';
+import { orFailure, ProcessError } from './process-error.js';
+import { probe, quote, run } from './process.js';
 
 /** A sphinx-build and its version. */
 export interface Sphinx {
@@ -21,9 +22,9 @@ export async function findSphinx(
 ): Promise<SphinxLookup> {
   const command = env['SPHINXBUILD'] || 'sphinx-build';
   log.debug(`Looking for Sphinx: ${command} --version`);
-  const result = await capture(command, ['--version'], { env, timeoutMs: 60_000 });
-  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(`${result.stdout} ${result.stderr}`)?.[1];
-  if (result.exitCode !== 0 || version === undefined) return { tool: null, reason: `${command} not found` };
+  const said = await probe(command, ['--version'], env);
+  const version = said === null ? undefined : /(\d+\.\d+(?:\.\d+)?)/.exec(said)?.[1];
+  if (version === undefined) return { tool: null, reason: `${command} not found` };
   return { tool: { command, version }, reason: null };
 }
 
@@ -73,14 +74,19 @@ export async function buildDummy(
       path.join(tmp, 'out'),
     ];
     options.log.command([sphinx.command, ...args].map(quote).join(' '), tmp);
-    const result = await capture(sphinx.command, args, {
-      cwd: tmp,
-      env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
-      timeoutMs: 10 * 60_000,
-    });
+    // A failed build is an answer here: the caller reports its exit code and last lines.
+    const result = await orFailure(
+      run(sphinx.command, args, {
+        cwd: tmp,
+        env: { ...options.env, PYTHONDONTWRITEBYTECODE: '1' },
+        timeoutMs: 10 * 60_000,
+      }),
+    );
     const warnings = await ifAbsent(readFile(warningFile, 'utf8'), '');
-    const tail = result.all.trim().split('\n').slice(-8).join('\n');
-    return { exitCode: result.exitCode, warnings, srcdir, tail: tail || result.stderr };
+    const [exitCode, all, stderr] =
+      result instanceof ProcessError ? [result.exitCode, result.output, result.stderr] : [0, result.all, result.stderr];
+    const tail = all.trim().split('\n').slice(-8).join('\n');
+    return { exitCode, warnings, srcdir, tail: tail || stderr };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

@@ -7,7 +7,8 @@ import { ifAbsent } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { canConnect } from '../adapters/network.js';
-import { runProcess } from '../adapters/process.js';
+import { orFailure, ProcessError } from '../adapters/process-error.js';
+import { runLogged } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
 import { doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult, type DoctestRun } from './doctest.js';
 import { downloadSources, proxyFor } from './downloads.js';
@@ -70,19 +71,21 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
   await mkdir(spec.buildDir, { recursive: true });
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.configure, '');
-  const result = await runProcess(log, 'cmake', ['-S', spec.sourceDir, '-B', spec.buildDir, ...spec.cmakeArgs], {
-    cwd: spec.buildDir,
-    env: compilerEnv(spec.env),
-    logFile: logs.configure,
-  });
-  if (result.exitCode !== 0) {
+  const result = await orFailure(
+    runLogged(log, 'cmake', ['-S', spec.sourceDir, '-B', spec.buildDir, ...spec.cmakeArgs], {
+      cwd: spec.buildDir,
+      env: compilerEnv(spec.env),
+      logFile: logs.configure,
+    }),
+  );
+  if (result instanceof ProcessError) {
     const download =
       /(Failed to download|error: downloading|Could not resolve host|unable to access 'https?:|Failed to connect to|Network is unreachable)/i.test(
-        result.tail,
+        result.stderr,
       );
     throw new UserError(
       'CONFIGURE_FAILED',
-      `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.tail, 20)}`,
+      `${spec.label}: CMake configure failed${download ? ' while downloading a dependency' : ''}:\n${indent(result.stderr, 20)}`,
       {
         hint: download ? `${OFFLINE_HINT} Full log: ${logs.configure}` : `Read the full log: ${logs.configure}`,
         details: { log: logs.configure },
@@ -159,25 +162,27 @@ export async function buildTarget(
   const progress = createProgress(stream, spec.label);
   const start = Date.now();
   let steps = 0;
-  const result = await runProcess(log, 'cmake', ['--build', spec.buildDir, '--target', spec.target], {
-    cwd: spec.buildDir,
-    env: compilerEnv(spec.env),
-    logFile: logs.build,
-    onLine: (line) => {
-      progress.line(line);
-      const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
-      if (total) steps = Number(total);
-    },
-  });
+  const result = await orFailure(
+    runLogged(log, 'cmake', ['--build', spec.buildDir, '--target', spec.target], {
+      cwd: spec.buildDir,
+      env: compilerEnv(spec.env),
+      logFile: logs.build,
+      onLine: (line) => {
+        progress.line(line);
+        const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
+        if (total) steps = Number(total);
+      },
+    }),
+  );
   progress.done();
-  if (result.exitCode !== 0) {
+  if (result instanceof ProcessError) {
     const errors = (await readFile(logs.build, 'utf8'))
       .split('\n')
       .filter((l) => /(error:|Error \d|undefined reference)/.test(l))
       .slice(0, 10);
     throw new UserError(
       'BUILD_FAILED',
-      `${spec.label}: the build failed:\n${indent(errors.length ? errors.join('\n') : result.tail, 30)}`,
+      `${spec.label}: the build failed:\n${indent(errors.length ? errors.join('\n') : result.stderr, 30)}`,
       {
         hint: `Fix the errors above (full log: ${logs.build}), then run the command again; the build resumes where it stopped.`,
         details: { log: logs.build, errors },
@@ -219,13 +224,17 @@ export async function runDoctest(
     if (options.sourceFile) args.push(`--source-file=${options.sourceFile}`);
     const excluded = [...(options.exclude ?? []), ...crashes];
     if (excluded.length) args.push(`--test-case-exclude=${excluded.map(doctestFilterEscape).join(',')}`);
-    const result = await runProcess(log, binary, args, {
-      cwd: spec.buildDir,
-      env: spec.env,
-      logFile: logs.test,
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    });
-    if (result.exitCode === null && result.signal === null) {
+    // A failing case makes the binary exit non-zero: its run is read from the XML either way.
+    const ran = await orFailure(
+      runLogged(log, binary, args, {
+        cwd: spec.buildDir,
+        env: spec.env,
+        logFile: logs.test,
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      }),
+    );
+    const result = ran instanceof ProcessError ? { exitCode: ran.exitCode, signal: ran.signal, tail: ran.stderr } : ran;
+    if (ran instanceof ProcessError && ran.notStarted) {
       throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, {
         hint: 'Check that the build produced the test binary.',
       });
@@ -268,7 +277,8 @@ export async function listDoctestCases(spec: BuildSpec, log: Logger, filter?: st
   const binary = path.join(spec.buildDir, spec.testBinary);
   const args = ['--list-test-cases', '--reporters=xml', '--no-intro=true', '--no-version=true'];
   if (filter) args.push(`--test-case=${filter}`);
-  const result = await runProcess(log, binary, args, { cwd: spec.buildDir, env: spec.env, keepOutput: true });
+  // The list is read from the output, also when the binary exits non-zero.
+  const result = await orFailure(runLogged(log, binary, args, { cwd: spec.buildDir, env: spec.env, keepOutput: true }));
   return parseDoctestList(result.output);
 }
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { Git } from '../../src/adapters/git.js';
 import { createLogger } from '../../src/adapters/log.js';
-import { probe, runProcess } from '../../src/adapters/process.js';
+import { probe, runLogged } from '../../src/adapters/process.js';
 import { git, tempDir } from '../support/repos.js';
 
 const quiet = createLogger({ stream: { write: () => true } as unknown as NodeJS.WritableStream });
@@ -19,9 +19,9 @@ afterEach(() => {
 // Commands take their environment from Io.env. A variable set only in the tool's own
 // process must not reach the programs it runs, or a test's injected PATH proves nothing.
 describe('child processes see only the injected environment', () => {
-  it('runProcess and probe do not inherit process.env', async () => {
+  it('runLogged and probe do not inherit process.env', async () => {
     process.env['MSP_LEAK_CHECK'] = 'leaked';
-    const run = await runProcess(quiet, 'sh', ECHO, { cwd: tempDir(), env: injected, keepOutput: true });
+    const run = await runLogged(quiet, 'sh', ECHO, { cwd: tempDir(), env: injected, keepOutput: true });
     expect(run.output).toBe('unset');
     expect(await probe('sh', ECHO, injected)).toBe('unset');
     expect(await probe('sh', ECHO, { ...injected, MSP_LEAK_CHECK: 'given' })).toBe('given');

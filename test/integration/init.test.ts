@@ -253,6 +253,39 @@ describe('the four series of fixtures/series', () => {
     expect(readFileSync(path.join(checkout, 'tests/ops_tests.cpp'), 'utf8')).toContain('{{{1, 0, 0}}, {{2, 1, 1}}}');
   });
 
+  it('new-op: bump to a newer commit that adds braces next to the patch keeps them as text', async () => {
+    // A newer upstream commit on a side branch: a case with MLX-style braces just above the patch's context.
+    const newer = tempDir('msp-init-newer-');
+    git(newer, 'clone', '--quiet', '--shared', dir, '.');
+    git(newer, 'checkout', '--quiet', '-b', 'newer', pin);
+    const extra =
+      'TEST_CASE("test maximum of braces") {\n  float p[][2] = {{{2, 1}}};\n  CHECK_EQ(maximum(p[0][0], p[0][1]), 2);\n}\n\n';
+    edit(newer, 'tests/ops_tests.cpp', 'TEST_CASE("test maximum") {', `${extra}TEST_CASE("test maximum") {`);
+    const target = commitAll(newer, 'Test maximum with braces');
+    const project = makeProject(pin, 'series/new-op');
+    const workdir = tempDir('msp-init-work-');
+    const args = ['--project', project, '--mlx-repo', newer, '--workdir', workdir];
+    expect((await runCli(['apply', ...args], { cwd: project })).code).toBe(0);
+    const bumped = await runCli(['bump', '--to', 'newer', ...args, '--json'], { cwd: project });
+    expect(bumped.code, bumped.stderr).toBe(0);
+    expect(bumped.json).toMatchObject({ status: 'bumped', relation: 'newer' });
+    const config = JSON.parse(readFileSync(path.join(project, 'mlx-storage-pr.config.json'), 'utf8')) as {
+      upstream: { commit: string };
+    };
+    expect(config.upstream.commit).toBe(target);
+    const patch = readFileSync(path.join(project, 'patches', '0004-tests-ops_tests.cpp.patch'), 'utf8');
+    expect(patch).toContain('+  float pairs[][3] = {{{1, 0, 0}}};\n');
+    expect(patch).toContain(' TEST_CASE("test maximum") {\n   float pairs[][3] = {{{0, 1}}, {1, 0, 1}, {2, 2, 2}};\n');
+    const fresh = tempDir('msp-init-work-');
+    const applied = await runCli(['apply', '--project', project, '--mlx-repo', newer, '--workdir', fresh], {
+      cwd: project,
+    });
+    expect(applied.code, applied.stderr).toBe(0);
+    const text = readFileSync(path.join(fresh, 'mlx', 'tests/ops_tests.cpp'), 'utf8');
+    expect(text).toContain(extra);
+    expect(text).toContain('  float pairs[][3] = {{{1, 0, 0}}};\n');
+  });
+
   it('cpu-two-changes: an edit to the second change goes back into the second patch', async () => {
     const project = makeProject(pin, 'series/cpu-two-changes');
     const workdir = tempDir('msp-init-work-');

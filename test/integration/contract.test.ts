@@ -11,7 +11,16 @@
  * commands would; a case's name says what it changes or the state it needs.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -2316,6 +2325,57 @@ describe.skipIf(!hasBuildTools)(
         },
       }
     `);
+    });
+
+    // verify takes --upstream-ci as pr does: its build items then build as MLX's Linux CI does.
+    it("verify --upstream-ci: the build items build as MLX's Linux CI (0); with --sanitize it is a usage error (2, USAGE)", async () => {
+      await built();
+      const skip = ['--skip', 'format', 'metal-typecheck', 'docs', 'pr-text', 'mutants'];
+      expect({
+        'verify --upstream-ci': await run('verify', '--offline', '--upstream-ci', ...skip),
+        'with --sanitize': await run('verify', '--offline', '--upstream-ci', '--sanitize', 'asan', ...skip),
+      }).toMatchInlineSnapshot(`
+        {
+          "verify --upstream-ci": {
+            "code": 0,
+            "json": {
+              "checks": [
+                "linux-build: pass, required, fix",
+                "tests-fail-without-implementation: pass, required",
+                "metal-twin: not-checked, optional",
+              ],
+              "command": "verify",
+              "notApplicable": [],
+              "ok": true,
+              "ready": true,
+              "skipped": [
+                "format-cpp",
+                "format-cmake",
+                "metal-typecheck",
+                "docs",
+                "pr-files",
+                "pr-placeholders",
+                "pr-ai-disclosure",
+                "mutants",
+              ],
+            },
+          },
+          "with --sanitize": {
+            "code": 2,
+            "json": {
+              "error": {
+                "code": "USAGE",
+                "details": null,
+                "hint": "<text>",
+                "message": "<text>",
+              },
+              "ok": false,
+            },
+          },
+        }
+      `);
+      // The build item's tree is the Debug one MLX's Linux CI builds, not the Release one of `test`.
+      expect(readdirSync(path.join(project, '.work')).filter((f) => /^build-debug-/.test(f))).toHaveLength(1);
     });
   },
 );

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,7 @@ describe.skipIf(!hasTools)(
   hasTools ? 'test --sanitize on a CMake + doctest fixture' : `test --sanitize (${reason})`,
   () => {
     let project: string;
+    let upstreamSha: string;
     let env: Record<string, string>;
     const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
 
@@ -56,8 +57,9 @@ describe.skipIf(!hasTools)(
           heapOverflowCase('test known overflow', 'known_read') + signedOverflowCase('test known ub', 'known_add'),
         );
       });
+      upstreamSha = upstream.sha;
       project = makeProject(upstream.sha, 'cmake-project/project');
-      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
       const file = path.join(project, 'templates/tests/new_tests.cpp');
       writeFileSync(
         file,
@@ -121,6 +123,51 @@ describe.skipIf(!hasTools)(
           'test known ub': 'passed',
         });
         expect(result.json.sanitizer.rest).toMatchObject({ patched: 1, baseline: 1, extra: 0 });
+      },
+      BUILD_TIMEOUT,
+    );
+
+    it(
+      'verify --sanitize: one sanitizer item that fails naming the new case; the other build items build as without it',
+      async () => {
+        const skip = ['--skip', 'format', 'metal-typecheck', 'docs', 'pr-text', 'mutants'];
+        const result = await run('verify', '--offline', '--sanitize', 'asan', ...skip);
+        expect(result.code, result.stderr).toBe(1);
+        const items = Object.fromEntries(
+          result.json.checks.map((c: { id: string; status: string; detail: string }) => [c.id, c]),
+        );
+        expect(Object.keys(items)).toEqual([
+          'linux-build',
+          'tests-fail-without-implementation',
+          'metal-twin',
+          'sanitizer',
+        ]);
+        // The fixture has no Metal role: the twin is not checked, and the sanitizer item covers the suite only.
+        expect(items['metal-twin'].status).toBe('not-checked');
+        expect(items['sanitizer'].title).not.toContain('Metal twin');
+        expect(items['sanitizer']).toMatchObject({ status: 'fail', required: true });
+        expect(items['sanitizer'].detail).toMatch(/test new overflow: heap-buffer-overflow/);
+        expect(items['sanitizer'].detail).toContain("stricter than MLX's sanitizer job");
+        // The plain build is the Release build `test` makes, not the sanitizer's Debug one.
+        expect(items['linux-build'].status).toBe('pass');
+        expect(existsSync(path.join(project, '.work'))).toBe(true);
+        const folders = readdirSync(path.join(project, '.work'));
+        expect(folders.some((f) => /^build-release-/.test(f))).toBe(true);
+        expect(folders.some((f) => /^build-debug-asan-/.test(f))).toBe(true);
+      },
+      2 * BUILD_TIMEOUT,
+    );
+
+    it(
+      'check --build --sanitize: the report on the pinned commit fails by the sanitizer, with the case named',
+      async () => {
+        const result = await run('check', '--against', upstreamSha, '--build', '--offline', '--sanitize', 'ubsan');
+        expect(result.code, result.stderr).toBe(8);
+        const build = result.json.refs[0].build;
+        expect(build.status).toBe('failed');
+        const solo = Object.fromEntries(build.test.sanitizer.alone.map((c: Solo) => [c.name, c.reports.length]));
+        expect(solo).toMatchObject({ 'test new ub': 1, 'test new overflow': 0 });
+        expect(path.basename(build.test.buildDir)).toMatch(/^build-debug-ubsan-/);
       },
       BUILD_TIMEOUT,
     );

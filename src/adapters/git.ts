@@ -279,16 +279,16 @@ export class Git {
     await this.raw(['update-index', '--add', ...entries.flatMap((e) => ['--cacheinfo', `100644,${e.blob},${e.path}`])]);
   }
 
-  /** `git apply --cached`: changes only the (temporary) index. */
+  /** `git apply --cached`: changes only the (temporary) index; several patches apply in order, all or none. */
   async applyToIndex(
-    patchFile: string,
+    patchFile: string | readonly string[],
     options: { threeWay?: boolean; reverse?: boolean; check?: boolean } = {},
   ): Promise<void> {
     const args = ['apply', '--cached', '--whitespace=nowarn'];
     if (options.threeWay) args.push('--3way');
     if (options.reverse) args.push('--reverse');
     if (options.check) args.push('--check');
-    await this.raw([...args, patchFile]);
+    await this.raw([...args, ...(typeof patchFile === 'string' ? [patchFile] : patchFile)]);
   }
 
   async writeTree(): Promise<string> {

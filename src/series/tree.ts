@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { Git } from '../adapters/git.js';
-import { ProcessError } from '../adapters/process-error.js';
+import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { diagnoseFile, preImageBlobs, type Conflict } from './conflict.js';
 import type { StepOutcome, StepStatus } from './drift-report.js';
 import type { ApplyPlan } from './plan.js';
@@ -94,9 +94,22 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     }
     await index.updateIndex(plan.files.map((file, i) => ({ path: file.path, blob: blobs[i] as string })));
 
+    const patchFiles = await Promise.all(
+      plan.patches.map(async (patch, i) => {
+        const patchFile = path.join(tmp, `patch-${i}.patch`);
+        await writeFile(patchFile, patch.text);
+        return patchFile;
+      }),
+    );
+    // The whole series in one `git apply` when no step needs a result of its own. It applies all or
+    // nothing, so after a failure the index is as it was and the steps below find which patch fails.
+    if (!survey && !options.threeWay && conflicts.length === 0 && patchFiles.length > 1) {
+      const together = await orFailure(index.applyToIndex(patchFiles));
+      if (!(together instanceof ProcessError)) return { tree: await index.writeTree(), conflicts, steps };
+    }
+
     for (const [i, patch] of plan.patches.entries()) {
-      const patchFile = path.join(tmp, `patch-${i}.patch`);
-      await writeFile(patchFile, patch.text);
+      const patchFile = patchFiles[i] as string;
       const files = patch.files.map((f) => f.path);
       try {
         // Survey mode tries the exact patch first: git's --3way would merge even a patch that applies as it is.

@@ -13,9 +13,8 @@ export { quote };
 /** execa, loaded on first use: commands that run only git (apply, status) never load it. */
 const loadExeca = () => import('execa');
 
+/** What a program that succeeded printed (`runLogged`). */
 export interface RunResult {
-  exitCode: number | null;
-  signal: string | null;
   /** Last lines of combined output, for error messages. */
   tail: string;
   output: string;
@@ -117,16 +116,11 @@ export async function runLogged(
       { cause: result.cause },
     );
   }
-  const ended: RunResult = {
-    exitCode: result.exitCode ?? null,
-    signal: result.signal ?? null,
-    tail: tail.join('\n'),
-    output: kept.join('\n'),
-  };
-  if (ended.exitCode !== 0)
+  const ended: RunResult = { tail: tail.join('\n'), output: kept.join('\n') };
+  if (result.exitCode !== 0)
     throw new ProcessError([command, ...args], {
-      exitCode: ended.exitCode,
-      signal: ended.signal,
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
       stderr: ended.tail,
       output: options.keepOutput ? ended.output : ended.tail,
     });

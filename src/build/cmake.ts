@@ -233,7 +233,10 @@ export async function runDoctest(
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       }),
     );
-    const result = ran instanceof ProcessError ? { exitCode: ran.exitCode, signal: ran.signal, tail: ran.stderr } : ran;
+    const result =
+      ran instanceof ProcessError
+        ? { exitCode: ran.exitCode, signal: ran.signal, tail: ran.stderr }
+        : { exitCode: 0, signal: null, tail: ran.tail };
     if (ran instanceof ProcessError && ran.notStarted) {
       throw new UserError('TEST_BINARY_CRASHED', `${spec.label}: could not start ${binary}: ${result.tail}`, {
         hint: 'Check that the build produced the test binary.',

@@ -1,6 +1,7 @@
 /** What `clean` may remove from a workdir. Pure: the caller lists the folder and measures sizes. */
 
 import { isPartialCheckout, WORKDIR_NAMES as N } from '../core/workdir.js';
+import { comparePaths } from '../core/paths.js';
 
 export interface WorkdirItem {
   name: string;
@@ -51,7 +52,7 @@ export function planClean(entries: ReadonlyArray<{ name: string; isDirectory: bo
   const ours = entries
     .map((e) => classifyWorkdirEntry(e.name, e.isDirectory))
     .filter((e): e is WorkdirItem => e !== null)
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => comparePaths(a.name, b.name));
   return {
     remove: ours.filter((e) => all || e.removedBy === 'clean'),
     keep: ours.filter((e) => !all && e.removedBy === 'all'),

@@ -53,3 +53,12 @@ export function verifyWorkdir(workdir: string, projectRoot: string, origin: stri
     );
   }
 }
+
+/**
+ * Orders paths by their UTF-16 code units, as git and `Array.prototype.sort` do. Unlike
+ * `localeCompare` it gives the same order in every locale, so what depends on it (the input hash,
+ * the files a rewrite lists) is the same on every machine.
+ */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

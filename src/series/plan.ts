@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { templateVariables, type Config } from './config.js';
 import { UserError } from '../core/errors.js';
-import { verifyInsideCheckout } from '../core/paths.js';
+import { comparePaths, verifyInsideCheckout } from '../core/paths.js';
 import { seriesSteps, type PatchStep } from '../core/patch.js';
 import { placeholdersIn, renderPatchText, renderTemplateText } from './render.js';
 import { parsePatchFiles, parseSeries, verifyUnifiedDiff, type PatchFile } from './series-file.js';
@@ -50,7 +50,7 @@ export function buildPlan(inputs: PlanInputs): ApplyPlan {
 
   const files: PlannedFile[] = [];
   const seen = new Map<string, string>();
-  for (const template of [...inputs.templates].sort((a, b) => a.path.localeCompare(b.path))) {
+  for (const template of [...inputs.templates].sort((a, b) => comparePaths(a.path, b.path))) {
     const origin = `templates/${template.path}`;
     for (const name of placeholdersIn(template.path, variables))
       verifyInsideCheckout(variables[name] as string, `variables.${name} (used in the path of ${origin})`);

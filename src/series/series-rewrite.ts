@@ -6,6 +6,7 @@ import { ifAbsent } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import { templateVariables } from './config.js';
 import { permissionErrorFrom, UserError } from '../core/errors.js';
+import { comparePaths } from '../core/paths.js';
 import {
   conflictMarkerLine,
   editSeries,
@@ -254,7 +255,7 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
   }
 
   const added: string[] = [];
-  for (const other of [...input.others].sort((a, b) => a.path.localeCompare(b.path))) {
+  for (const other of [...input.others].sort((a, b) => comparePaths(a.path, b.path))) {
     if (other.content === null) {
       if (other.base !== null) notExported.push({ path: other.path, reason: 'deleted' });
       continue;
@@ -304,7 +305,7 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
     ...inputs,
     templates: [...templates]
       .map(([p, content]) => ({ path: p, content }))
-      .sort((a, b) => a.path.localeCompare(b.path)),
+      .sort((a, b) => comparePaths(a.path, b.path)),
     seriesText: removed.length || added.length ? editSeries(inputs.seriesText, removed, added) : inputs.seriesText,
     patches,
   };

@@ -25,6 +25,23 @@ export function fromLines({ lines, eofNewline }: Lines): string {
   return lines.length === 0 ? '' : `${lines.join('\n')}${eofNewline ? '\n' : ''}`;
 }
 
+/**
+ * A patch that creates each of `files` (mode 100644) with exactly its content, as `git apply` reads
+ * it; null when a path would need git's quoting or a content is not text (a NUL byte).
+ */
+export function newFilesPatch(files: ReadonlyArray<{ path: string; content: string }>): string | null {
+  let patch = '';
+  for (const { path, content } of files) {
+    if (!/^[\w.+@/-]+$/.test(path) || content.includes('\0')) return null;
+    patch += `diff --git a/${path} b/${path}\nnew file mode 100644\n`;
+    const { lines, eofNewline } = toLines(content);
+    if (lines.length === 0) continue;
+    patch += `--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}\n`).join('')}`;
+    if (!eofNewline) patch += '\\ No newline at end of file\n';
+  }
+  return patch;
+}
+
 // ---------------------------------------------------------------------------
 // Patches, split so that one file's hunks can be replaced and the rest kept
 

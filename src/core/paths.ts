@@ -54,11 +54,14 @@ export function verifyWorkdir(workdir: string, projectRoot: string, origin: stri
   }
 }
 
+let collator: Intl.Collator | undefined;
+
 /**
- * Orders paths by their UTF-16 code units, as git and `Array.prototype.sort` do. Unlike
- * `localeCompare` it gives the same order in every locale, so what depends on it (the input hash,
- * the files a rewrite lists) is the same on every machine.
+ * Orders paths as English does (case and punctuation as `localeCompare` weighs them there),
+ * whatever the user's locale: what depends on the order (the input hash, the files a rewrite
+ * lists) is the same on every machine. The user's own locale would put `aa.h` after `b.h` in Danish.
  */
 export function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  collator ??= new Intl.Collator('en');
+  return collator.compare(a, b);
 }

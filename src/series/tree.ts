@@ -7,6 +7,7 @@ import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { diagnoseFile, preImageBlobs, type Conflict } from './conflict.js';
 import type { StepOutcome, StepStatus } from './drift-report.js';
 import type { ApplyPlan } from './plan.js';
+import { newFilesPatch } from '../core/patch.js';
 
 export const INPUT_TRAILER = 'Mlx-Storage-Pr-Input';
 
@@ -48,6 +49,19 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     const conflicts: Conflict[] = [];
     const steps: StepOutcome[] = [];
     const changed = survey?.upstreamChanged ?? null;
+
+    // The whole series in one `git apply` when no step needs a result of its own: the templates
+    // as new files, then the patches. It applies all or nothing, so after a failure the index is as
+    // it was and the steps below find which template or patch is in the way.
+    const newFiles = survey || options.threeWay ? null : newFilesPatch(plan.files);
+    if (newFiles !== null && (plan.files.length > 0 || plan.patches.length > 1)) {
+      const seriesFiles = [path.join(tmp, 'templates.patch'), ...plan.patches.map((_, i) => patchPath(tmp, i))];
+      await Promise.all(
+        [newFiles, ...plan.patches.map((p) => p.text)].map((text, i) => writeFile(seriesFiles[i] as string, text)),
+      );
+      const together = await orFailure(index.applyToIndex(plan.files.length ? seriesFiles : seriesFiles.slice(1)));
+      if (!(together instanceof ProcessError)) return { tree: await index.writeTree(), conflicts, steps };
+    }
 
     const blobFiles = await Promise.all(
       plan.files.map(async (file, i) => {
@@ -96,17 +110,11 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
 
     const patchFiles = await Promise.all(
       plan.patches.map(async (patch, i) => {
-        const patchFile = path.join(tmp, `patch-${i}.patch`);
+        const patchFile = patchPath(tmp, i);
         await writeFile(patchFile, patch.text);
         return patchFile;
       }),
     );
-    // The whole series in one `git apply` when no step needs a result of its own. It applies all or
-    // nothing, so after a failure the index is as it was and the steps below find which patch fails.
-    if (!survey && !options.threeWay && conflicts.length === 0 && patchFiles.length > 1) {
-      const together = await orFailure(index.applyToIndex(patchFiles));
-      if (!(together instanceof ProcessError)) return { tree: await index.writeTree(), conflicts, steps };
-    }
 
     for (const [i, patch] of plan.patches.entries()) {
       const patchFile = patchFiles[i] as string;
@@ -136,6 +144,10 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+function patchPath(tmp: string, i: number): string {
+  return path.join(tmp, `patch-${i}.patch`);
 }
 
 /**

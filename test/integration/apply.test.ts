@@ -26,6 +26,37 @@ function breakDocsPatch() {
 }
 
 describe('apply', () => {
+  it('writes every template byte for byte: empty, without a last newline, CRLF, blank lines, a path git quotes', async () => {
+    const contents: Record<string, string> = {
+      'empty.txt': '',
+      'no-newline.txt': 'one\ntwo',
+      'crlf.txt': 'a\r\nb\r\n',
+      'blank.txt': '\n\n',
+    };
+    const applied = async () => {
+      for (const [name, text] of Object.entries(contents)) write(`templates/${name}`, text);
+      expect((await apply('--json')).code).toBe(0);
+      for (const [name, text] of Object.entries(contents)) expect(read(name), name).toBe(text);
+      expect(git(checkout, 'status', '--porcelain')).toBe('');
+    };
+    // All templates in one `git apply`; then, with a path a patch would have to quote, one by one.
+    await applied();
+    contents['with space.txt'] = 'x\n';
+    await applied();
+  });
+  it('records the same input hash and file order in every locale', async () => {
+    // Sorted by the user's locale, a Danish user put aa.h after b.h (aa is å there) and got another hash.
+    for (const name of ['aa.h', 'b.h']) write(`templates/${name}`, `// ${name}\n`);
+    const inLocale = async (locale: string) => {
+      const env = { LANG: locale, LC_ALL: locale };
+      const { json } = await spawnCli(['apply', '--dry-run', '--json'], { cwd: project, env });
+      const { files, inputHash } = json as { files: string[]; inputHash: string };
+      return { files, inputHash };
+    };
+    const english = await inLocale('en_US.UTF-8');
+    expect(english.files.filter((f) => f === 'aa.h' || f === 'b.h')).toEqual(['aa.h', 'b.h']);
+    expect(await inLocale('da_DK.UTF-8')).toEqual(english);
+  });
   it('fetches the pinned commit, renders templates and applies the series', async () => {
     const result = await apply();
     expect(result.code).toBe(0);

@@ -7,39 +7,34 @@ import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './cor
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { ProcessError } from './adapters/process-error.js';
-import { applyCommand } from './commands/apply.js';
-import { bumpCommand } from './commands/bump.js';
-import { checkMetalCommand } from './commands/check-metal.js';
-import { checkCommand } from './commands/check.js';
-import { cleanCommand } from './commands/clean.js';
-import { doctorCommand } from './commands/doctor.js';
-import { exportCommand } from './commands/export.js';
-import { formatCommand } from './commands/format.js';
-import { initCommand } from './commands/init.js';
-import { prCommand } from './commands/pr.js';
-import { resetCommand } from './commands/reset.js';
 import type { CommandSpec, GlobalOptions, Handler } from './commands/spec.js';
-import { statusCommand } from './commands/status.js';
-import { testCommand } from './commands/test.js';
-import { verifyCommand } from './commands/verify.js';
 
-/** Every command, in the order --help lists them. */
-export const commands: CommandSpec[] = [
-  applyCommand,
-  statusCommand,
-  resetCommand,
-  testCommand,
-  doctorCommand,
-  formatCommand,
-  checkMetalCommand,
-  verifyCommand,
-  prCommand,
-  cleanCommand,
-  checkCommand,
-  exportCommand,
-  bumpCommand,
-  initCommand,
+/**
+ * Every command, in the order --help lists them, by the word that names it. A run that names its
+ * command first (`mlx-storage-pr apply ...`) loads only that command's module.
+ */
+const COMMAND_MODULES: ReadonlyArray<readonly [string, () => Promise<CommandSpec>]> = [
+  ['apply', async () => (await import('./commands/apply.js')).applyCommand],
+  ['status', async () => (await import('./commands/status.js')).statusCommand],
+  ['reset', async () => (await import('./commands/reset.js')).resetCommand],
+  ['test', async () => (await import('./commands/test.js')).testCommand],
+  ['doctor', async () => (await import('./commands/doctor.js')).doctorCommand],
+  ['format', async () => (await import('./commands/format.js')).formatCommand],
+  ['check-metal', async () => (await import('./commands/check-metal.js')).checkMetalCommand],
+  ['verify', async () => (await import('./commands/verify.js')).verifyCommand],
+  ['pr', async () => (await import('./commands/pr.js')).prCommand],
+  ['clean', async () => (await import('./commands/clean.js')).cleanCommand],
+  ['check', async () => (await import('./commands/check.js')).checkCommand],
+  ['export', async () => (await import('./commands/export.js')).exportCommand],
+  ['bump', async () => (await import('./commands/bump.js')).bumpCommand],
+  ['init', async () => (await import('./commands/init.js')).initCommand],
 ];
+
+/** The command specs, all of them or only the one `word` names (when it names one). */
+export async function loadCommands(word?: string): Promise<CommandSpec[]> {
+  const named = COMMAND_MODULES.find(([name]) => name === word);
+  return Promise.all((named ? [named] : COMMAND_MODULES).map(([, load]) => load()));
+}
 
 export interface Io {
   argv: string[];
@@ -174,7 +169,9 @@ export async function main(io: Io): Promise<number> {
         '$0 <command> [options]\n\nTurns a change to MLX (a series of templates and patches) into an upstream pull request and keeps it healthy.',
       ),
   );
-  for (const spec of commands)
+  // Anything else than a command first (an option, a typo, nothing) loads them all: yargs then
+  // knows every command, for --help, its suggestions and its checks.
+  for (const spec of await loadCommands(io.argv[0]))
     parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.run));
   // The [type] [default] column is glued to the description when the description fills its
   // column exactly (cliui), so it is left out; descriptions state the defaults that matter.

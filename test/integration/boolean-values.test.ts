@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import type { Argv } from 'yargs';
 
-import { commands } from '../../src/cli.js';
+import { loadCommands } from '../../src/cli.js';
 import { runCli, tempDir } from '../support/repos.js';
 
+const commands = await loadCommands();
 const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
 
 /** The yes/no options a command declares, read from its own yargs builder. */

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 
-import { commands } from '../../src/cli.js';
+import { loadCommands } from '../../src/cli.js';
 import { REPO_ROOT, runCli } from '../support/repos.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).sort();
+const commands = await loadCommands();
 const names = ['', ...commands.map((c) => c.name.split(' ')[0] as string)];
+
+describe('loading commands', () => {
+  it('the word of each command loads that command only', async () => {
+    for (const name of names.slice(1))
+      expect((await loadCommands(name)).map((c) => c.name.split(' ')[0])).toEqual([name]);
+  });
+  it('a word that names no command loads every command, in the order --help lists them', async () => {
+    expect(await loadCommands('aply')).toEqual(commands);
+    expect(await loadCommands('--json')).toEqual(commands);
+  });
+});
 
 // Wrapping only moves line breaks between words: the words of the help text are the same at any
 // width. A break inside a word leaves pieces that are not words ("uncommitte" + "d").

@@ -1,9 +1,9 @@
 /**
  * Unified diffs: the one reader (split into file sections and hunks), writer
- * (join) and in-memory applier of the project. The series (`series.ts`), the
- * conflict diagnosis (`conflict.ts`), line origins (`origin.ts`), the series
- * applied in memory (`plan.ts`) and formatting (`ops/format.ts`) all read
- * patches here. Pure.
+ * (join) and in-memory applier of the project. The series (`series/series-file.ts`),
+ * the conflict diagnosis (`series/conflict.ts`), the series applied in memory
+ * (`series/plan.ts`) and formatting (`readiness/formatting.ts`) all read patches
+ * here. Pure.
  */
 import { UserError } from './errors.js';
 

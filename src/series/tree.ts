@@ -50,16 +50,24 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     const steps: StepOutcome[] = [];
     const changed = survey?.upstreamChanged ?? null;
 
+    const patchFiles = await Promise.all(
+      plan.patches.map(async (patch, i) => {
+        const patchFile = path.join(tmp, `patch-${i}.patch`);
+        await writeFile(patchFile, patch.text);
+        return patchFile;
+      }),
+    );
+
     // The whole series in one `git apply` when no step needs a result of its own: the templates
     // as new files, then the patches. It applies all or nothing, so after a failure the index is as
     // it was and the steps below find which template or patch is in the way.
     const newFiles = survey || options.threeWay ? null : newFilesPatch(plan.files);
     if (newFiles !== null && (plan.files.length > 0 || plan.patches.length > 1)) {
-      const seriesFiles = [path.join(tmp, 'templates.patch'), ...plan.patches.map((_, i) => patchPath(tmp, i))];
-      await Promise.all(
-        [newFiles, ...plan.patches.map((p) => p.text)].map((text, i) => writeFile(seriesFiles[i] as string, text)),
+      const templatesFile = path.join(tmp, 'templates.patch');
+      if (plan.files.length > 0) await writeFile(templatesFile, newFiles);
+      const together = await orFailure(
+        index.applyToIndex([...(plan.files.length > 0 ? [templatesFile] : []), ...patchFiles]),
       );
-      const together = await orFailure(index.applyToIndex(plan.files.length ? seriesFiles : seriesFiles.slice(1)));
       if (!(together instanceof ProcessError)) return { tree: await index.writeTree(), conflicts, steps };
     }
 
@@ -108,14 +116,6 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     }
     await index.updateIndex(plan.files.map((file, i) => ({ path: file.path, blob: blobs[i] as string })));
 
-    const patchFiles = await Promise.all(
-      plan.patches.map(async (patch, i) => {
-        const patchFile = patchPath(tmp, i);
-        await writeFile(patchFile, patch.text);
-        return patchFile;
-      }),
-    );
-
     for (const [i, patch] of plan.patches.entries()) {
       const patchFile = patchFiles[i] as string;
       const files = patch.files.map((f) => f.path);
@@ -144,10 +144,6 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
-}
-
-function patchPath(tmp: string, i: number): string {
-  return path.join(tmp, `patch-${i}.patch`);
 }
 
 /**

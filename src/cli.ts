@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module';
-
-import type { ArgumentsCamelCase, Argv } from 'yargs';
-
 import { packageVersion } from './adapters/package-root.js';
+import { closestName } from './core/closest.js';
+import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
+import type { HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
@@ -49,10 +48,6 @@ export interface Io {
   platform?: NodeJS.Platform;
 }
 
-// The ESM build of yargs wraps help text after a fixed number of characters, in the middle of
-// words; the CommonJS build wraps between words (wrap-ansi).
-const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
-
 /** Help text width: the terminal's, at most 110; 110 in a pipe. */
 function helpWidth(stdout: Io['stdout']): number {
   return Math.min(110, stdout.isTTY && stdout.columns ? stdout.columns : 110);
@@ -73,8 +68,8 @@ function usageFailure(io: Io, message: string, hint: string = USAGE_HINT): numbe
 }
 
 /**
- * `-DX=ON` before `--` would reach yargs as the short flags D, X, ...; say
- * where CMake arguments go instead. Returns the message, or null.
+ * `-DX=ON` before `--` would be read as an unknown option -D; say where
+ * CMake arguments go instead. Returns the message, or null.
  */
 function misplacedCMakeArguments(argv: readonly string[]): string | null {
   const dashdash = argv.indexOf('--');
@@ -86,45 +81,10 @@ function misplacedCMakeArguments(argv: readonly string[]): string | null {
   return `${cmake.join(' ')}: put CMake arguments after --, e.g. \`mlx-storage-pr ${fixed.join(' ')}\``;
 }
 
-/**
- * yargs collects a repeated option into a list even when the option takes one
- * value; say so instead of letting a list reach code that expects one value.
- * Returns the message, or null. Options declared as lists may repeat.
- */
-function repeatedOption(parser: Argv, args: Record<string, unknown>): string | null {
-  // yargs 17 has getOptions; its type declarations do not.
-  type Declared = Record<'array' | 'string' | 'number' | 'boolean', string[]>;
-  const declared = (parser as Argv & { getOptions(): Declared }).getOptions();
-  const lists = new Set(declared.array);
-  for (const name of [...declared.string, ...declared.number, ...declared.boolean]) {
-    const value = args[name];
-    if (lists.has(name) || !Array.isArray(value)) continue;
-    return `--${name} was given ${value.length} times (${value.join(', ')}); give it once.`;
-  }
-  return null;
-}
-
-/**
- * A yes/no option given a value other than true or false (`--dry-run=yes`, `--force=1`): yargs
- * would read it as false and do the real thing. The message names the option; null when none.
- */
-function badBooleanValue(parser: Argv, argv: readonly string[]): string | null {
-  type Declared = Record<'boolean', string[]>;
-  const booleans = new Set((parser as Argv & { getOptions(): Declared }).getOptions().boolean);
-  const dashdash = argv.indexOf('--');
-  for (const token of dashdash < 0 ? argv : argv.slice(0, dashdash)) {
-    const match = /^--(no-)?([^=]+)=(.*)$/s.exec(token);
-    if (!match || !booleans.has(match[2] as string)) continue;
-    if (match[1] === undefined && (match[3] === 'true' || match[3] === 'false')) continue;
-    return `${token}: --${match[2]} is a yes/no option: give --${match[2]}, --no-${match[2]}, --${match[2]}=true or --${match[2]}=false.`;
-  }
-  return null;
-}
-
 const EPILOG = `Exit codes: 0 ok, 1 failure, 2 usage (also a bad option value), 3 dirty checkout, 4 patch conflict, 5 MLX source, 6 locked, 7 config/templates, 8 tests failed, 9 tool missing, 10 permission denied, 11 CI still running (pr --ci), 70 internal error, 130 interrupted (Ctrl-C).
 Environment: MLX_REPO (MLX source), MLX_STORAGE_PR_WORKDIR (work folder).`;
 
-/** The options every command takes. */
+/** The options every command takes, declared first on each command. */
 function withGlobalOptions(y: Argv) {
   return y
     .option('mlx-repo', {
@@ -146,69 +106,71 @@ function withGlobalOptions(y: Argv) {
     })
     .option('verbose', { type: 'boolean', default: false, describe: 'Echo every git command' });
 }
+const GLOBAL_OPTION_COUNT = 5;
 
-/** The parsed arguments of a command as yargs hands them over: the global options typed, the command's own ones as they come. */
-type GlobalArgs = ArgumentsCamelCase<ReturnType<typeof withGlobalOptions> extends Argv<infer T> ? T : never>;
+/** The parsed arguments of a command: the global options typed, the command's own ones as they come. */
+type GlobalArgs = ReturnType<typeof withGlobalOptions> extends Argv<infer T> ? T & Record<string, unknown> : never;
+
+const TOP_DESCRIBE =
+  'Turns a change to MLX (a series of templates and patches) into an upstream pull request and keeps it healthy.';
 
 /** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
 export async function main(io: Io): Promise<number> {
   const misplaced = misplacedCMakeArguments(io.argv);
   if (misplaced) return usageFailure(io, misplaced);
-  let outcome: Promise<number> | undefined;
-  // The global options are declared on the parser, so every command's arguments carry them: one cast, here.
-  const run = (name: string, handler: Handler) => (args: ArgumentsCamelCase) => {
-    const repeated = repeatedOption(parser, args);
-    outcome = repeated ? Promise.resolve(usageFailure(io, repeated)) : execute(name, handler, args as GlobalArgs, io);
-  };
-
-  let parser: Argv = withGlobalOptions(
-    yargs(io.argv)
-      .parserConfiguration({ 'populate--': true })
-      .scriptName('mlx-storage-pr')
-      .usage(
-        '$0 <command> [options]\n\nTurns a change to MLX (a series of templates and patches) into an upstream pull request and keeps it healthy.',
-      ),
-  );
-  // Anything else than a command first (an option, a typo, nothing) loads them all: yargs then
-  // knows every command, for --help, its suggestions and its checks.
-  for (const spec of await loadCommands(io.argv[0]))
-    parser = parser.command(spec.name, spec.describe, spec.builder, run(spec.name.split(' ')[0] as string, spec.run));
-  // The [type] [default] column is glued to the description when the description fills its
-  // column exactly (cliui), so it is left out; descriptions state the defaults that matter.
-  // yargs 17 has usageConfiguration; its type declarations do not.
-  parser = (parser as Argv & { usageConfiguration(config: { 'hide-types': boolean }): Argv }).usageConfiguration({
-    'hide-types': true,
-  });
-  parser = parser
-    // Before yargs' own checks and the commands' (a `--suite=yes` read as false would trip those first).
-    .middleware(() => {
-      const bad = badBooleanValue(parser, io.argv);
-      if (bad) throw Object.assign(new Error(bad), { usage: true });
-    }, true)
-    .demandCommand(1, 'Name a command; see --help.')
-    .strict()
-    .recommendCommands()
-    .epilog(EPILOG)
-    .version(packageVersion())
-    .help()
-    .wrap(helpWidth(io.stdout))
-    .exitProcess(false)
-    .fail((message, error) => {
-      // An expected error keeps its code and hint; anything else a check of the options threw is a usage error.
-      if (error && isUserError(error)) throw error;
-      throw Object.assign(new Error(error?.message ?? message), { usage: true });
-    });
-
+  const dashdash = io.argv.indexOf('--');
+  const before = dashdash < 0 ? io.argv : io.argv.slice(0, dashdash);
+  const word = io.argv[0];
+  // Anything else than a command first (an option, a typo, nothing) loads them all, for the
+  // list of commands and the nearest name.
+  const commands = await loadCommands(word);
+  const spec = commands.length === 1 ? commands[0] : undefined;
+  if (spec === undefined) {
+    if (before.includes('--help')) {
+      const rows = commands.map((c) => [`${TOOL} ${c.name}`, c.describe] as const);
+      return printHelp(io, {
+        usage: `${TOOL} <command> [options]`,
+        describe: TOP_DESCRIBE,
+        commands: rows,
+        declared: topDeclarations(),
+      });
+    }
+    if (before.includes('--version')) return version(io);
+    if (word === undefined || word.startsWith('-')) return usageFailure(io, 'Name a command; see --help.');
+    const near = closestName(
+      word,
+      commands.map((c) => c.name.split(' ')[0] as string),
+    );
+    return usageFailure(io, `Unknown command: ${word}${near ? `. Did you mean ${near}?` : ''}`);
+  }
+  const declared = spec.builder(withGlobalOptions(new Declarations())) as unknown as Declarations;
+  if (before.includes('--help'))
+    return printHelp(io, { usage: `${TOOL} ${spec.name}`, describe: spec.describe, declared });
+  if (before.includes('--version')) return version(io);
+  let args: GlobalArgs;
   try {
-    // With a callback yargs hands over help and version text instead of printing it to process.stdout.
-    await parser.parseAsync(io.argv, {}, (_error, _argv, output) => {
-      if (output) io.stdout.write(`${output}\n`);
-    });
+    args = parseArguments(declared, io.argv.slice(1)) as GlobalArgs;
   } catch (error) {
-    if ((error as { usage?: boolean }).usage) return usageFailure(io, (error as Error).message);
+    if (error instanceof CommandLineError) return usageFailure(io, error.message);
     throw error;
   }
-  return outcome ? await outcome : ExitCode.ok;
+  return execute(spec.name.split(' ')[0] as string, spec.run, args, io);
+}
+
+function topDeclarations(): Declarations {
+  const declared = withGlobalOptions(new Declarations()) as unknown as Declarations;
+  return declared.epilog(EPILOG);
+}
+
+async function printHelp(io: Io, section: HelpSection): Promise<number> {
+  const { helpText } = await import('./core/help-text.js');
+  io.stdout.write(`${helpText(section, helpWidth(io.stdout), GLOBAL_OPTION_COUNT)}\n`);
+  return ExitCode.ok;
+}
+
+function version(io: Io): number {
+  io.stdout.write(`${packageVersion()}\n`);
+  return ExitCode.ok;
 }
 
 async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io): Promise<number> {

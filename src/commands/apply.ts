@@ -1,6 +1,6 @@
 import type { ApplyPlan } from '../series/plan.js';
 import type { ApplyData } from '../series/apply-series.js';
-import { defineCommand, exampleLines } from './spec.js';
+import { defineCommand } from './spec.js';
 
 export const applyCommand = defineCommand({
   name: 'apply',
@@ -18,8 +18,8 @@ export const applyCommand = defineCommand({
         default: false,
         describe: 'Fall back to a three-way merge when a patch does not apply exactly',
       })
-      .example(...exampleLines('$0 apply --mlx-repo ~/src/mlx', 'apply using a local MLX clone, no network'))
-      .example(...exampleLines('$0 apply --dry-run --json', 'list what would change as JSON')),
+      .example('$0 apply --mlx-repo ~/src/mlx', 'apply using a local MLX clone, no network')
+      .example('$0 apply --dry-run --json', 'list what would change as JSON'),
   run: async (o) => {
     const [{ loadContext }, { applySeries }] = await Promise.all([
       import('../series/context.js'),

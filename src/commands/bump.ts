@@ -1,6 +1,6 @@
 import { UserError } from '../core/errors.js';
 import type { BumpData } from '../series/bump-series.js';
-import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
+import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface BumpOptions extends GlobalOptions {
   to?: string | undefined;
@@ -35,8 +35,8 @@ export const bumpCommand = defineCommand({
         default: false,
         describe: 'Give up a bump: put the config, templates/, patches/ and the checkout back as they were',
       })
-      .example(...exampleLines('$0 bump --to v0.33.0', 'move to a release tag'))
-      .example(...exampleLines('$0 bump --continue', 'after `export` took the resolved conflicts'))
+      .example('$0 bump --to v0.33.0', 'move to a release tag')
+      .example('$0 bump --continue', 'after `export` took the resolved conflicts')
       .epilog(
         "Each patch is merged onto the new commit three-way (the old pin's files are the base). On success the config gets the new commit " +
           "and the version from MLX's mlx/version.h, the patches are regenerated against the new commit and the checkout is applied again. " +

@@ -2,7 +2,7 @@ import { ExitCode } from '../core/errors.js';
 import { LANE_BLIND_SPOTS } from '../readiness/metal-flags.js';
 import type { LaneOptions, LaneResult } from '../readiness/metal-lane.js';
 import { includeOption, jobsOption } from './options.js';
-import { type CommandResult, defineCommand, exampleLines, type GlobalOptions, parseJobs } from './spec.js';
+import { type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
 export const checkMetalCommand = defineCommand({
   name: 'check-metal',
@@ -23,13 +23,8 @@ export const checkMetalCommand = defineCommand({
         describe:
           "Prove the lane: all of MLX's mlx/backend/metal/*.cpp at the pinned commit must pass and shims/selftest/broken.cpp must fail",
       })
-      .example(
-        ...exampleLines(
-          '$0 check-metal --metal-cpp ~/Downloads/metal-cpp',
-          'type-check the PR TUs in the applied checkout',
-        ),
-      )
-      .example(...exampleLines('$0 check-metal --self-test --jobs 2', 'check that the lane itself is sound'))
+      .example('$0 check-metal --metal-cpp ~/Downloads/metal-cpp', 'type-check the PR TUs in the applied checkout')
+      .example('$0 check-metal --self-test --jobs 2', 'check that the lane itself is sound')
       .epilog(
         "Runs `clang++ -std=c++20 -stdlib=libc++ -fsyntax-only -fblocks` with the flags MLX's CMake gives Metal TUs, metal-cpp and shims/include " +
           "(stand-ins for the Apple system headers metal-cpp includes) over the files of the series' Metal role (roles.metal in the config; without one the lane does not apply). " +

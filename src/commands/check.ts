@@ -2,7 +2,7 @@ import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../ser
 import { UserError } from '../core/errors.js';
 import type { Sanitizer } from '../build/sanitize.js';
 import { buildOptions, jobsOption } from './options.js';
-import { afterDashes, type CommandResult, defineCommand, exampleLines, type GlobalOptions, parseJobs } from './spec.js';
+import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
 export const checkCommand = defineCommand({
   name: 'check',
@@ -43,14 +43,9 @@ export const checkCommand = defineCommand({
         default: false,
         describe: 'Print the report as Markdown (for a CI job summary) instead of plain lines',
       })
-      .example(...exampleLines('$0 check --against main v0.32.0', "upstream's default branch and a release"))
-      .example(
-        ...exampleLines(
-          '$0 check --against main --markdown >> "$GITHUB_STEP_SUMMARY"',
-          'the report in a GitHub job summary',
-        ),
-      )
-      .example(...exampleLines('$0 check --against main --build --offline', 'also build and run the suite on it'))
+      .example('$0 check --against main v0.32.0', "upstream's default branch and a release")
+      .example('$0 check --against main --markdown >> "$GITHUB_STEP_SUMMARY"', 'the report in a GitHub job summary')
+      .example('$0 check --against main --build --offline', 'also build and run the suite on it')
       .epilog(
         'Each template and patch is clean, three-way (applies only with a three-way merge), already-upstream or conflict; ' +
           'each reason names the file and hunk, and says upstream_changed (upstream changed the file: it differs from the pinned commit) or ' +

@@ -1,6 +1,6 @@
 import { formatBytes, type WorkdirItem } from '../build/workdir-items.js';
 import type { MeasuredItem } from '../build/workdir-clean.js';
-import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
+import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface CleanOptions extends GlobalOptions {
   all: boolean;
@@ -22,8 +22,8 @@ export const cleanCommand = defineCommand({
         default: false,
         describe: 'List what would be removed, with sizes; remove nothing',
       })
-      .example(...exampleLines('$0 clean --dry-run', 'see what takes the space'))
-      .example(...exampleLines('$0 clean --all', 'start over from an empty workdir')),
+      .example('$0 clean --dry-run', 'see what takes the space')
+      .example('$0 clean --all', 'start over from an empty workdir'),
   run: (o) => clean(o),
 });
 

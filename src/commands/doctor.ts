@@ -10,7 +10,7 @@ import {
 } from '../readiness/doctor-report.js';
 import type { ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
-import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
+import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 export interface DoctorOptions extends GlobalOptions {
   /** The commands to check the machine for; none means all. */
@@ -49,8 +49,8 @@ export const doctorCommand = defineCommand({
         type: 'string',
         describe: 'Folder with local copies of dependencies, as for test; implies --offline',
       })
-      .example(...exampleLines('$0 doctor', 'what every command needs, and which commands are ready'))
-      .example(...exampleLines('$0 doctor test --offline', 'exit 0 only when test --offline can run here'))
+      .example('$0 doctor', 'what every command needs, and which commands are ready')
+      .example('$0 doctor test --offline', 'exit 0 only when test --offline can run here')
       .epilog(
         'Each check is listed under the first named command that needs it: ok, FAIL (the command cannot run without it) or opt (the command runs without it, ' +
           'and the line says what it then does). Exit 0 when every named command is ready, 9 when one is not.',

@@ -1,6 +1,6 @@
 import type { ExportData } from '../series/export-edits.js';
 import type { NotExportedReason } from '../series/series-rewrite.js';
-import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
+import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface ExportOptions extends GlobalOptions {
   dryRun: boolean;
@@ -23,8 +23,8 @@ export const exportCommand = defineCommand({
         describe:
           'Also take new files (into templates/) and edits to MLX files no patch changes (into a new patch at the end of the series)',
       })
-      .example(...exampleLines('$0 export --dry-run', 'show what export would write'))
-      .example(...exampleLines('$0 export --include-new --json', 'export everything, new files included'))
+      .example('$0 export --dry-run', 'show what export would write')
+      .example('$0 export --include-new --json', 'export everything, new files included')
       .epilog(
         'Takes uncommitted edits and commits on top of the series commit. Files made from templates go back into templates/ ' +
           'with their {{placeholders}}; edits to MLX files regenerate the patch that changes them with `git diff` against the pinned commit. ' +

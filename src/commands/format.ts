@@ -1,6 +1,6 @@
 import { ExitCode } from '../core/errors.js';
 import type { FormatFinding, FormatReport } from '../readiness/formatting.js';
-import { type CommandResult, defineCommand, exampleLines, type GlobalOptions } from './spec.js';
+import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface FormatOptions extends GlobalOptions {
   fix: boolean;
@@ -18,8 +18,8 @@ export const formatCommand = defineCommand({
         describe:
           'Write the formatting into templates/ and patches/ (placeholders kept, only the lines a patch adds), then apply again',
       })
-      .example(...exampleLines('$0 format', 'print a diff of what clang-format and cmake-format would change'))
-      .example(...exampleLines('$0 format --fix', 'fix templates/ and patches/ and refresh the checkout'))
+      .example('$0 format', 'print a diff of what clang-format and cmake-format would change')
+      .example('$0 format --fix', 'fix templates/ and patches/ and refresh the checkout')
       .epilog(
         'New files are formatted whole; patched MLX files only on the lines the patch adds (clang-format line ranges), ' +
           "so MLX's own lines are never reformatted. Style comes from the checkout's .clang-format files at the pinned commit. " +

@@ -1,6 +1,6 @@
 import { UserError } from '../core/errors.js';
 import type { InitData } from '../series/init.js';
-import { defineCommand, exampleLines, type CommandResult, type GlobalOptions } from './spec.js';
+import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface InitOptions extends GlobalOptions {
   from?: string | undefined;
@@ -20,12 +20,7 @@ export const initCommand = defineCommand({
         type: 'string',
         describe: "The MLX commit the series starts from (default: the pin of the current folder's project)",
       })
-      .example(
-        ...exampleLines(
-          '$0 init --project ../my-fix --from my-fix --mlx-repo ~/src/mlx',
-          'a branch of a local MLX clone',
-        ),
-      )
+      .example('$0 init --project ../my-fix --from my-fix --mlx-repo ~/src/mlx', 'a branch of a local MLX clone')
       .epilog(
         '--project names the new folder (absent or empty); --workdir is not used. ' +
           'The new folder holds the config (the pin, its version, the branch), one patch per changed file in the order the commits first ' +

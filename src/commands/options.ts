@@ -1,6 +1,6 @@
 import os from 'node:os';
 
-import type { Argv } from 'yargs';
+import type { Argv } from '../core/command-line.js';
 
 import { SANITIZERS } from '../build/sanitize.js';
 import { UPSTREAM_LINUX_CI } from '../build/upstream-ci.js';
@@ -13,9 +13,8 @@ export function jobsOption<T>(y: Argv<T>, describe = 'Compilers to run at once (
     alias: 'j',
     type: 'string',
     default: String(os.availableParallelism()),
-    defaultDescription: 'the number of CPUs',
     describe,
-  } as const);
+  });
 }
 
 /** `--include`: extra header folders for the Metal type-check. */
@@ -67,7 +66,7 @@ export function upstreamCiOption<T>(y: Argv<T>) {
       describe: `Build as MLX's Linux CI does, the baseline too: Debug, ${UPSTREAM_LINUX_CI.cmakeArgs.join(' ')}, g++-11 when on PATH (or --cxx)`,
     })
     .check((argv) => {
-      if (argv.upstreamCi && argv['sanitize'] !== undefined)
+      if (argv.upstreamCi && (argv as Record<string, unknown>)['sanitize'] !== undefined)
         throw new Error(
           "--sanitize and --upstream-ci are two of MLX's CI jobs: the sanitizer job is a static Debug build, the Linux job a shared one. Run them one at a time.",
         );

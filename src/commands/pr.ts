@@ -4,7 +4,7 @@ import { SKIP_NAMES } from '../readiness/skip.js';
 import type { PrData, PrOptions } from '../pull-request/refresh.js';
 import type { CiData } from '../pull-request/ci-status.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
-import { afterDashes, type CommandResult, defineCommand, exampleLines, type GlobalOptions, parseJobs } from './spec.js';
+import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
 interface PrCommandOptions extends GlobalOptions, Omit<PrOptions, 'fork'> {
   push: boolean;
@@ -95,26 +95,12 @@ export const prCommand = defineCommand({
       ),
     )
       .example(
-        ...exampleLines(
-          '$0 pr --push --fork fork --dry-run',
-          'with a remote "fork" in the checkout: check and compare, push nothing',
-        ),
+        '$0 pr --push --fork fork --dry-run',
+        'with a remote "fork" in the checkout: check and compare, push nothing',
       )
-      .example(
-        ...exampleLines('$0 pr --push --fork fork --offline', 'refresh the branch; build checks without network'),
-      )
-      .example(
-        ...exampleLines(
-          '$0 pr --push --fork fork --open',
-          'and create or update the draft pull request (token in GH_TOKEN)',
-        ),
-      )
-      .example(
-        ...exampleLines(
-          '$0 pr --ci --fork fork --wait',
-          "wait for the CI of the pushed commit (the PR's and the fork's)",
-        ),
-      )
+      .example('$0 pr --push --fork fork --offline', 'refresh the branch; build checks without network')
+      .example('$0 pr --push --fork fork --open', 'and create or update the draft pull request (token in GH_TOKEN)')
+      .example('$0 pr --ci --fork fork --wait', "wait for the CI of the pushed commit (the PR's and the fork's)")
       .epilog(
         'The commit: the applied tree on the pinned commit, message pr/commit-message.txt verbatim, author and committer from ' +
           'GIT_AUTHOR_*/GIT_COMMITTER_* or git config. The fork keeps the id pushed last in refs/mlx-storage-pr/pushed/<branch>; a branch ' +

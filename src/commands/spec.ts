@@ -1,4 +1,4 @@
-import type { ArgumentsCamelCase, Argv } from 'yargs';
+import type { Argv } from '../core/command-line.js';
 
 import type { Logger } from '../adapters/log.js';
 import { UserError } from '../core/errors.js';
@@ -28,11 +28,11 @@ export interface CommandResult<T extends object = object> {
 
 export type Handler = (options: GlobalOptions & Record<string, unknown>) => Promise<CommandResult>;
 
-/** What a command's handler receives: the global options and the ones its builder declares, camel-cased as yargs hands them over. */
-export type ParsedOptions<O> = GlobalOptions & ArgumentsCamelCase<O>;
+/** What a command's handler receives: the global options and the ones its builder declares (kebab-case and camel-cased names). */
+export type ParsedOptions<O> = GlobalOptions & O & { '--': string[] };
 
 /**
- * One command as yargs sees it. `run` imports the work with `import()` when
+ * One command as the command line sees it. `run` imports the work with `import()` when
  * the command runs, so `--help` and cheap commands load only this file.
  */
 export interface CommandSpec {
@@ -52,27 +52,16 @@ export interface TypedCommandSpec<O> {
 
 /**
  * Declares a command. The handler's options are inferred from the builder;
- * yargs parses exactly what the builder declares, so erasing the option type
+ * the parser reads exactly what the builder declares, so erasing the option type
  * for the list of commands (one cast, here) loses nothing the handler relies on.
  */
 export function defineCommand<O>(spec: TypedCommandSpec<O>): CommandSpec {
   return spec as unknown as CommandSpec;
 }
 
-/**
- * One `--help` example as yargs' `.example()` takes it: the description as a
- * shell comment, then the command on a line of its own. yargs gives a
- * described example only half the width and wraps the command inside it;
- * an example without a description gets the whole line.
- */
-export function exampleLines(command: string, description: string): [string, string] {
-  return [`# ${description}\n${command}`, ''];
-}
-
-/** The arguments after `--` (yargs' `populate--`), as text. */
-export function afterDashes(options: Record<string, unknown>): string[] {
-  const rest = options['--'];
-  return (Array.isArray(rest) ? rest : []).map(String);
+/** The arguments after `--`, as text. */
+export function afterDashes(options: { readonly '--'?: readonly string[] }): string[] {
+  return [...(options['--'] ?? [])];
 }
 
 /** A whole number of at least 1; anything else is a usage error that quotes what was given. */

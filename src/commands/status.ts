@@ -1,11 +1,11 @@
 import type { CheckoutState } from '../series/checkout-state.js';
 import type { StatusData } from '../series/checkout-status.js';
-import { defineCommand, exampleLines } from './spec.js';
+import { defineCommand } from './spec.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
   describe: 'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
-  builder: (y) => y.example(...exampleLines('$0 status --json', 'machine-readable state')),
+  builder: (y) => y.example('$0 status --json', 'machine-readable state'),
   run: async (o) => {
     const [{ loadContext }, { checkoutStatus }] = await Promise.all([
       import('../series/context.js'),

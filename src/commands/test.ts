@@ -5,7 +5,7 @@ import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../build/baseline.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import type { TestData } from '../build/suite.js';
 import { buildOptions, upstreamCiOption } from './options.js';
-import { afterDashes, defineCommand, exampleLines } from './spec.js';
+import { afterDashes, defineCommand } from './spec.js';
 
 export const testCommand = defineCommand({
   name: 'test',
@@ -48,24 +48,18 @@ export const testCommand = defineCommand({
         default: true,
         describe: 'Compare with the unpatched pinned tree (the default; --no-baseline: every failure counts)',
       })
-      .example(...exampleLines('$0 test --offline', 'build and run the whole suite from system packages'))
-      .example(...exampleLines('$0 test --tests "test my op*"', 'the quick loop on the new cases'))
+      .example('$0 test --offline', 'build and run the whole suite from system packages')
+      .example('$0 test --tests "test my op*"', 'the quick loop on the new cases')
+      .example('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone')
       .example(
-        ...exampleLines('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone'),
+        '$0 test --offline --upstream-ci',
+        "MLX's Linux CI leg: -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, Debug",
       )
       .example(
-        ...exampleLines(
-          '$0 test --offline --upstream-ci',
-          "MLX's Linux CI leg: -DBUILD_SHARED_LIBS=ON -DCMAKE_COMPILE_WARNING_AS_ERROR=ON, Debug",
-        ),
+        '$0 test --offline --sanitize asan --metal-twin',
+        "MLX's sanitizer job, both trees, and the twin: each new case alone, its reports attributed",
       )
-      .example(
-        ...exampleLines(
-          '$0 test --offline --sanitize asan --metal-twin',
-          "MLX's sanitizer job, both trees, and the twin: each new case alone, its reports attributed",
-        ),
-      )
-      .example(...exampleLines('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake')),
+      .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
   run: async (o) => {
     const [{ loadContext }, { verifyDepsDir }, { runSuite }, { NO_METAL_ROLE, seriesRoles }] = await Promise.all([
       import('../series/context.js'),

@@ -4,7 +4,7 @@ import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
 import type { ReadinessItemsOptions } from '../readiness/readiness-report.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
-import { afterDashes, type CommandResult, defineCommand, exampleLines, type GlobalOptions, parseJobs } from './spec.js';
+import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
 interface VerifyOptions extends GlobalOptions, ReadinessItemsOptions {}
 
@@ -30,16 +30,9 @@ export const verifyCommand = defineCommand({
         describe:
           'Leave out checks: a group (format, metal-typecheck, docs, pr-text, build) or one check id; listed in the report',
       })
-      .example(...exampleLines('$0 verify', 'one report of every check'))
-      .example(
-        ...exampleLines(
-          '$0 verify --json --metal-cpp ~/metal-cpp',
-          'machine-readable, with the Metal type-check required',
-        ),
-      )
-      .example(
-        ...exampleLines('$0 verify --skip pr-text', 'every check but the PR text (a CI where nobody writes pr/)'),
-      )
+      .example('$0 verify', 'one report of every check')
+      .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')
+      .example('$0 verify --skip pr-text', 'every check but the PR text (a CI where nobody writes pr/)')
       .epilog(
         'Each check is ok, FAIL or n/c (not checked, with the reason). Exit 1 when a required check is not ok. ' +
           'The Metal type-check is required when it runs or when --metal-cpp/--require-metal is given; when clang 19, libc++ 19 or metal-cpp ' +

@@ -1,19 +1,14 @@
-import { createRequire } from 'node:module';
-
 import { describe, expect, it } from 'vitest';
-import type { Argv } from 'yargs';
 
 import { loadCommands } from '../../src/cli.js';
+import { Declarations } from '../../src/core/command-line.js';
 import { runCli, tempDir } from '../support/repos.js';
 
 const commands = await loadCommands();
-const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
-
-/** The yes/no options a command declares, read from its own yargs builder. */
+/** The yes/no options a command declares, read from its own builder. */
 function booleansOf(spec: (typeof commands)[number]): string[] {
-  const built = spec.builder(yargs([]));
-  const declared = (built as Argv & { getOptions(): { boolean: string[] } }).getOptions().boolean;
-  return [...new Set(declared)].filter((name) => !['help', 'version'].includes(name) && !/[A-Z]/.test(name));
+  const declared = spec.builder(new Declarations()) as unknown as Declarations;
+  return [...declared.options].filter(([, d]) => d.type === 'boolean').map(([name]) => name);
 }
 
 /** Arguments a command needs before it looks at anything else. */

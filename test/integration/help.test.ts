@@ -38,8 +38,8 @@ describe('--help wraps between words only', () => {
   }
 });
 
-// yargs gives a described example half the width and wraps the command inside it
-// ("check-metal --metal-cpp" / "~/Downloads/metal-cpp"), which cannot be copied as it is.
+// A command wrapped inside a two-column example ("check-metal --metal-cpp" / "~/Downloads/metal-cpp")
+// cannot be copied as it is: the description goes on a line of its own, above the command.
 describe('--help examples', () => {
   it('show each command whole on one line, after its description, in a pipe and at 80 and 100 columns', async () => {
     let described = 0;

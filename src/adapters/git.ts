@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { permissionDenied } from '../core/errors.js';
@@ -59,7 +60,7 @@ async function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessE
   throw failure;
 }
 
-/** One git working folder. Every method runs exactly one git command. */
+/** One git working folder. Every method runs one git command (`branchTipFromFiles` none). */
 export class Git {
   private readonly processEnv: NodeJS.ProcessEnv;
 
@@ -139,6 +140,20 @@ export class Git {
       this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}`]),
     );
     return out.trim().length > 0;
+  }
+
+  /**
+   * The commit of the branch HEAD is on, read from the two files git keeps them in (no git
+   * started): null when they do not say it plainly (HEAD detached, a packed or reftable ref, a
+   * worktree's .git file); a caller then asks git.
+   */
+  async branchTipFromFiles(): Promise<string | null> {
+    const gitDir = path.join(this.dir, '.git');
+    const head = await readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+    const ref = /^ref: (refs\/heads\/[^\n]+)\n?$/.exec(head)?.[1];
+    if (ref === undefined) return null;
+    const tip = await readFile(path.join(gitDir, ref), 'utf8').catch(() => '');
+    return /^(?:[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(tip) ? tip.trim() : null;
   }
 
   /** The commit HEAD points at, or null in an empty repository. */

@@ -1,3 +1,4 @@
+import { closestName, editDistance } from './closest.js';
 import { isUserError } from './errors.js';
 
 /**
@@ -197,8 +198,11 @@ export function parseArguments(declared: Declarations, argv: readonly string[]):
     if (!declaration.array && values.length > 1)
       throw new CommandLineError(`--${name} was given ${values.length} times (${values.join(', ')}); give it once.`);
     for (const value of values) {
-      if (declaration.choices && !declaration.choices.includes(String(value)))
-        throw new CommandLineError(`--${name} ${String(value)}: not one of ${declaration.choices.join(', ')}.`);
+      if (declaration.choices && !declaration.choices.includes(String(value))) {
+        const near = closestName(String(value), declaration.choices);
+        const guess = near !== null && editDistance(String(value), near) <= 2 ? ` (did you mean ${near}?)` : '';
+        throw new CommandLineError(`--${name} ${String(value)}: not one of ${declaration.choices.join(', ')}${guess}.`);
+      }
     }
     set(name, declaration.array ? values : values[0]);
   }

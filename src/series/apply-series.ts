@@ -153,8 +153,9 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
         });
       }
       await git.checkoutBranch(ctx.config.branch, commit);
-      const after = await classifyHead(git, pinned);
-      if (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned) {
+      // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
+      const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);
+      if (after !== null && (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned)) {
         throw new UserError(
           'HEAD_MISMATCH',
           `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`,

@@ -406,6 +406,18 @@ describe('pin checks', () => {
     });
   });
 
+  it('after apply, finds HEAD right also when a hook packed the refs (the branch has no file of its own)', async () => {
+    expect((await apply()).code).toBe(0);
+    const hook = path.join(checkout, '.git', 'hooks', 'post-checkout');
+    writeFileSync(hook, '#!/bin/sh\ngit pack-refs --all\n');
+    chmodSync(hook, 0o755);
+    write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
+    const result = await apply('--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.status).toBe('applied');
+    expect(existsSync(path.join(checkout, '.git', 'refs', 'heads', result.json.branch))).toBe(false);
+  });
+
   it('fetches a moved pin into an existing checkout before applying', async () => {
     expect((await apply()).code).toBe(0);
     writeFileSync(path.join(upstream.dir, 'NEWS.md'), 'moved\n');

@@ -31,6 +31,17 @@ describe('git adapter: absent answers and failures', () => {
     expect(await repo.currentBranch()).toBe('main');
   });
 
+  it("reads the branch's commit from git's files only when they say it plainly", async () => {
+    const { dir, sha } = repoWithCommit();
+    expect(await open(dir).branchTipFromFiles()).toBe(sha);
+    // A packed ref has no file of its own; a detached HEAD names no branch: git is asked then.
+    git(dir, 'pack-refs', '--all');
+    expect(await open(dir).branchTipFromFiles()).toBeNull();
+    git(dir, 'checkout', '--quiet', '--detach', sha);
+    expect(await open(dir).branchTipFromFiles()).toBeNull();
+    expect(await open(tempDir('msp-git-')).branchTipFromFiles()).toBeNull();
+  });
+
   it('reports a detached HEAD as no current branch', async () => {
     const { dir, sha } = repoWithCommit();
     git(dir, 'checkout', '--quiet', '--detach', sha);

@@ -67,7 +67,8 @@ describe('the command line', () => {
     expect(failure('-x', 'extra')).toBe('Unknown arguments: x, extra');
     expect(failure('--no-workdir')).toBe('Unknown argument: no-workdir');
     expect(failure('--workdir', 'a', '--workdir', 'b')).toBe('--workdir was given 2 times (a, b); give it once.');
-    expect(failure('--sanitize', 'msan')).toBe('--sanitize msan: not one of asan, ubsan.');
+    expect(failure('--sanitize', 'msan')).toBe('--sanitize msan: not one of asan, ubsan (did you mean asan?).');
+    expect(failure('--sanitize', 'thread')).toBe('--sanitize thread: not one of asan, ubsan.');
   });
 
   it('runs the checks on the parsed arguments and refuses a missing required option', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig, seriesRoles, templateVariables } from '../../src/series/config.js';
 import { diagnoseFile, preImageBlobs } from '../../src/series/conflict.js';
 import { UserError } from '../../src/core/errors.js';
-import { verifyInsideCheckout } from '../../src/core/paths.js';
+import { comparePaths, verifyInsideCheckout } from '../../src/core/paths.js';
 import { buildPlan } from '../../src/series/plan.js';
 import { placeholdersIn, renderPatchText, renderTemplateText } from '../../src/series/render.js';
 import { parsePatchFiles, parseSeries } from '../../src/series/series-file.js';
@@ -121,6 +121,34 @@ describe('verifyInsideCheckout', () => {
   });
   it('normalises a path inside', () => {
     expect(verifyInsideCheckout('mlx/./backend//x.h', 'o')).toBe('mlx/backend/x.h');
+  });
+});
+
+describe('comparePaths', () => {
+  const english = new Intl.Collator('en');
+  // A small alphabet makes pairs that differ only late, only in case, or only in length common.
+  const alphabets = [' _-,;:!?.\'"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBzZ', 'aAbB_-./0', 'é_aA'];
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const word = (alphabet: string) =>
+    Array.from({ length: random(6) }, () => alphabet[random(alphabet.length)] as string).join('');
+
+  it('orders as the English collator does, whatever the characters', () => {
+    for (const alphabet of alphabets) {
+      for (let i = 0; i < 20000; i++) {
+        const a = word(alphabet);
+        const b = word(alphabet);
+        expect(comparePaths(a, b), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(english.compare(a, b));
+      }
+    }
+  });
+
+  it('puts paths in the English order: case after letters, punctuation before digits before letters', () => {
+    const paths = ['b.h', 'B.h', 'aa.h', 'a_b.h', 'a-b.h', 'a.h', 'A.h', 'a/b.h', '1.h', 'z.h'];
+    expect([...paths].sort(comparePaths)).toEqual([...paths].sort(english.compare));
   });
 });
 

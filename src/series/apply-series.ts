@@ -8,7 +8,15 @@ import { plannedPaths } from './plan.js';
 import { ensureCheckout } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
-import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from './checkout-state.js';
+import {
+  classifyHead,
+  saveUserWork,
+  savedWorkLines,
+  verifyNoUnmerged,
+  type HeadState,
+  type SavedWork,
+} from './checkout-state.js';
+import type { Git } from '../adapters/git.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
 
 export interface ApplySeriesOptions {
@@ -83,7 +91,6 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
   }
 
   const apply = async (): Promise<ApplyData> => {
-    // A new checkout gets its files from the applied commit directly, written once.
     const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
     // The commands after this one fetch from the same source when not told otherwise.
     if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply')
@@ -95,17 +102,39 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
       return { ...base, status: 'already-applied', head: head.commit, changed: [], localEdits, fetched };
     }
 
+    // A checkout made by this run gets the pinned commit's files while the applied tree is built
+    // beside them (in an index of its own); the switch to the applied commit then writes only the
+    // files the series changes. Once begun, writing them is not interrupted.
+    const pinnedFiles = created && !options.dryRun ? uninterruptible(() => git.checkoutDetached(pinned)) : null;
+    if (pinnedFiles === null) return applyTree(git, head, created, fetched, null);
+    try {
+      return await applyTree(git, head, created, fetched, pinnedFiles);
+    } finally {
+      // No git is left writing the checkout when the lock is given back.
+      await pinnedFiles.catch(() => undefined);
+    }
+  };
+
+  /** Builds the applied commit and moves the branch onto it; `pinnedFiles`: the pinned commit's files being written. */
+  const applyTree = async (
+    git: Git,
+    head: HeadState,
+    created: boolean,
+    fetched: boolean,
+    pinnedFiles: Promise<void> | null,
+  ): Promise<ApplyData> => {
     const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
     if (built.tree === null) {
       // A checkout without files yet gets the pinned commit, to refresh the patch against.
-      if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
+      if (pinnedFiles !== null) await pinnedFiles;
+      else if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
       throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
     }
 
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;
     const changed = await git.changedPaths(current, commit);
-    // A checkout made by this run has no files yet, so nothing of the user's can be in the way.
+    // A checkout made by this run holds nothing of the user's that could be in the way.
     if (!created) await verifyNoUnmerged(git);
     const dirtyEntries = created ? [] : await git.status(changed);
     const dirty = dirtyEntries.map((e) => e.path);
@@ -152,6 +181,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
           ...(head.kind === 'foreign' ? { head: head.commit } : {}),
         });
       }
+      await pinnedFiles;
       await git.checkoutBranch(ctx.config.branch, commit);
       // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
       const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);

@@ -1,5 +1,5 @@
 import { packageVersion } from './adapters/package-root.js';
-import { closestName } from './core/closest.js';
+import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
 import type { HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
@@ -137,11 +137,13 @@ export async function main(io: Io): Promise<number> {
     }
     if (before.includes('--version')) return version(io);
     if (word === undefined || word.startsWith('-')) return usageFailure(io, 'Name a command; see --help.');
+    // A near name (a typo) is suggested; a word far from every command is not.
     const near = closestName(
       word,
       commands.map((c) => c.name.split(' ')[0] as string),
     );
-    return usageFailure(io, `Unknown command: ${word}${near ? `. Did you mean ${near}?` : ''}`);
+    const guess = near !== null && editDistance(word, near) <= 2 ? `. Did you mean ${near}?` : '';
+    return usageFailure(io, `Unknown command: ${word}${guess}`);
   }
   const declared = spec.builder(withGlobalOptions(new Declarations())) as unknown as Declarations;
   if (before.includes('--help'))

@@ -75,6 +75,14 @@ describe('option values are checked before anything runs', () => {
     expect(result.json.error?.code).not.toBe('USAGE');
   });
 
+  it('an unknown command is a usage error that names a near command, and none when no command is near', async () => {
+    const typo = await run('aply', '--json');
+    expect(typo.code).toBe(2);
+    expect(typo.json.error).toMatchObject({ code: 'USAGE', message: 'Unknown command: aply. Did you mean apply?' });
+    expect((await run('help', '--json')).json.error.message).toBe('Unknown command: help');
+    expect((await run('--json')).json.error.message).toBe('Name a command; see --help.');
+  });
+
   it('a usage error under --json prints one JSON object', async () => {
     const result = await run('apply', '--bogus-flag', '--json');
     expect(result.code).toBe(2);

@@ -391,14 +391,19 @@ describe('pin checks', () => {
     expect(existsSync(checkout)).toBe(false);
   });
 
-  it('after apply, checks that HEAD is the applied commit on the pinned one', async () => {
+  /** After a first apply: a post-checkout hook running `script`, and a changed template, so that apply switches again. */
+  async function applyAgainWithHook(script: string) {
     expect((await apply()).code).toBe(0);
-    // A post-checkout hook that moves the branch back: the checkout then no longer holds the series.
     const hook = path.join(checkout, '.git', 'hooks', 'post-checkout');
-    writeFileSync(hook, '#!/bin/sh\ngit reset --quiet --soft HEAD~1\n');
+    writeFileSync(hook, `#!/bin/sh\n${script}\n`);
     chmodSync(hook, 0o755);
     write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
-    const result = await apply('--json');
+    return apply('--json');
+  }
+
+  it('after apply, checks that HEAD is the applied commit on the pinned one', async () => {
+    // A post-checkout hook that moves the branch back: the checkout then no longer holds the series.
+    const result = await applyAgainWithHook('git reset --quiet --soft HEAD~1');
     expect(result.code).toBe(5);
     expect(result.json.error).toMatchObject({
       code: 'HEAD_MISMATCH',
@@ -407,12 +412,7 @@ describe('pin checks', () => {
   });
 
   it('after apply, finds HEAD right also when a hook packed the refs (the branch has no file of its own)', async () => {
-    expect((await apply()).code).toBe(0);
-    const hook = path.join(checkout, '.git', 'hooks', 'post-checkout');
-    writeFileSync(hook, '#!/bin/sh\ngit pack-refs --all\n');
-    chmodSync(hook, 0o755);
-    write('templates/mlx/backend/metal/storage_view.cpp', '// v2\n');
-    const result = await apply('--json');
+    const result = await applyAgainWithHook('git pack-refs --all');
     expect(result.code, result.stderr).toBe(0);
     expect(result.json.status).toBe('applied');
     expect(existsSync(path.join(checkout, '.git', 'refs', 'heads', result.json.branch))).toBe(false);

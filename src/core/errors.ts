@@ -52,6 +52,7 @@ export type ErrorCode =
   | 'PERMISSION_DENIED'
   | 'INTERRUPTED'
   | 'WORKDIR_INVALID'
+  | 'SOURCE_INVALID'
   | 'PROCESS_FAILED'
   | 'PR_TEXT_INCOMPLETE'
   | 'IDENTITY_MISSING'
@@ -106,6 +107,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   PERMISSION_DENIED: ExitCode.permission,
   INTERRUPTED: ExitCode.interrupted,
   WORKDIR_INVALID: ExitCode.usage,
+  SOURCE_INVALID: ExitCode.usage,
   PROCESS_FAILED: ExitCode.failure,
   PR_TEXT_INCOMPLETE: ExitCode.failure,
   IDENTITY_MISSING: ExitCode.failure,

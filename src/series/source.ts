@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { readJsonFile } from '../adapters/files.js';
+import { UserError } from '../core/errors.js';
 import type { WorkdirLayout } from '../core/workdir.js';
 
 export interface Source {
@@ -27,6 +28,17 @@ export function chooseSource(
   cwd: string,
   remembered: string | null = null,
 ): Source {
+  // An empty option would otherwise name the current folder; an empty MLX_REPO counts as unset.
+  if (flag !== undefined && flag.trim() === '') {
+    throw new UserError('SOURCE_INVALID', '--mlx-repo is empty.', {
+      hint: `Name an MLX clone or mirror (--mlx-repo ~/src/mlx), or leave the option out to use ${remembered ?? configUrl}.`,
+    });
+  }
+  if (flag === undefined && env !== undefined && env.length > 0 && env.trim() === '') {
+    throw new UserError('SOURCE_INVALID', 'MLX_REPO holds only spaces.', {
+      hint: 'Run `unset MLX_REPO`, or set it to an MLX clone or mirror.',
+    });
+  }
   const given = env && env.length > 0 ? env : undefined;
   const [value, origin]: [string, Source['origin']] =
     flag !== undefined

@@ -38,6 +38,26 @@ describe('choosing the workdir', () => {
     expect(projectEntries()).toEqual(before);
   });
 
+  it('refuses an empty --mlx-repo or MLX_REPO instead of fetching from the current folder', async () => {
+    // The current folder is a repository with the pinned commit, so an empty source read as "." would work.
+    const cwd = makeUpstream().dir;
+    const workdir = tempDir();
+    for (const [args, env, name] of [
+      [['--mlx-repo', ''], {}, '--mlx-repo is empty'],
+      [['--mlx-repo', '  '], {}, '--mlx-repo is empty'],
+      [[], { MLX_REPO: ' ' }, 'MLX_REPO holds only spaces'],
+    ] as const) {
+      const result = await runCli(['apply', ...args, '--project', project, '--workdir', workdir, '--json'], {
+        cwd,
+        env,
+      });
+      expect(result.code, name).toBe(2);
+      expect(result.json.error.code).toBe('SOURCE_INVALID');
+      expect(result.json.error.message).toContain(name);
+      expect(readdirSync(workdir)).toEqual([]);
+    }
+  });
+
   it('refuses the project folder and folders inside it', async () => {
     const before = projectEntries();
     for (const workdir of [project, path.join(project, 'templates'), 'sub/work']) {

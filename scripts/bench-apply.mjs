@@ -55,16 +55,21 @@ function timeApply(workdir, trace) {
   return { seconds: s, status };
 }
 
-// Seconds the top-level git processes named in `names` ran, from a trace2 event file.
+// Seconds the first top-level git process of each name in `names` ran, from a trace2 event file.
+// Only the first: a second checkout (or fetch) would be work plain git does not do.
 function gitSeconds(trace, names) {
   const top = new Map();
+  const counted = new Set();
   let total = 0;
   for (const line of readFileSync(trace, 'utf8').split('\n')) {
     if (!line) continue;
     const event = JSON.parse(line);
     if (event.sid.includes('/')) continue; // a process git started itself: inside its parent's time
-    if (event.event === 'cmd_name') top.set(event.sid, event.name);
-    if (event.event === 'exit' && names.includes(top.get(event.sid))) total += event.t_abs;
+    if (event.event === 'cmd_name' && names.includes(event.name) && !counted.has(event.name)) {
+      counted.add(event.name);
+      top.set(event.sid, event.name);
+    }
+    if (event.event === 'exit' && top.has(event.sid)) total += event.t_abs;
   }
   return total;
 }

@@ -374,6 +374,15 @@ export class Git {
     return out.split('\0').filter(Boolean);
   }
 
+  /** Objects reachable from `commit` but not from `base` that this repository lacks (its alternates included). */
+  async missingObjects(commit: string, base: string): Promise<string[]> {
+    const out = await this.raw(['rev-list', '--objects', '--missing=print', commit, '--not', base, '--']);
+    return out
+      .split('\n')
+      .filter((line) => line.startsWith('?'))
+      .map((line) => line.slice(1));
+  }
+
   /** Paths where the working tree differs from a tree-ish. */
   async worktreeDiff(treeish: string, paths: readonly string[] = []): Promise<string[]> {
     const out = await this.raw(['diff', '--name-only', '-z', '--no-renames', treeish, '--', ...paths]);

@@ -8,15 +8,10 @@ import { plannedPaths } from './plan.js';
 import { ensureCheckout } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
-import {
-  classifyHead,
-  saveUserWork,
-  savedWorkLines,
-  verifyNoUnmerged,
-  type HeadState,
-  type SavedWork,
-} from './checkout-state.js';
+import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from './checkout-state.js';
 import type { Git } from '../adapters/git.js';
+import type { Logger } from '../adapters/log.js';
+import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
 
 export interface ApplySeriesOptions {
@@ -60,6 +55,25 @@ export function conflictError(conflicts: Conflict[], options: { threeWay?: boole
   );
 }
 
+/** The applied commit and the paths it changes, or (commit null) why the series does not apply. */
+type Applied = { commit: string; changed: string[] } | { commit: null; conflicts: Conflict[] };
+
+/**
+ * What was built beside the fetch, when the checkout now holds all of it
+ * (git does not copy an object the source already had, so one the fetch did
+ * not bring is missing). Conflicts need no objects. Null: build it again.
+ */
+async function keptAfterFetch(git: Git, early: Applied | null, pinned: string, log: Logger): Promise<Applied | null> {
+  if (early === null || early.commit === null) return early;
+  const missing = await orFailure(git.missingObjects(early.commit, pinned));
+  if (missing instanceof ProcessError || missing.length > 0) {
+    log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
+    return null;
+  }
+  log.debug('The applied commit was built while the fetch ran.');
+  return early;
+}
+
 /**
  * Makes the checkout hold the rendered series: fetches the pinned commit when
  * needed, builds the applied tree in a temporary index, refuses a foreign HEAD
@@ -90,8 +104,21 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     return { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
   }
 
+  const threeWay = options.threeWay ?? false;
+  /** The applied commit on top of the pinned one and the paths it changes from `current`, or why the series does not apply. */
+  const buildApplied = async (git: Git, current: string): Promise<Applied> => {
+    const built = await buildTree(git, plan, { threeWay });
+    if (built.tree === null) return { commit: null, conflicts: built.conflicts };
+    const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
+    return { commit, changed: await git.changedPaths(current, commit) };
+  };
+
   const apply = async (): Promise<ApplyData> => {
-    const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
+    const { git, fetched, head, created, early } = await ensureCheckout(ctx, {
+      files: false,
+      // A new checkout from a repository on this machine: the applied commit is built while the fetch runs.
+      whileFetching: (reader) => buildApplied(reader, pinned),
+    });
     // The commands after this one fetch from the same source when not told otherwise.
     if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply')
       await recordSource(ctx.layout, ctx.source);
@@ -102,38 +129,14 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
       return { ...base, status: 'already-applied', head: head.commit, changed: [], localEdits, fetched };
     }
 
-    // A checkout made by this run gets the pinned commit's files while the applied tree is built
-    // beside them (in an index of its own); the switch to the applied commit then writes only the
-    // files the series changes. Once begun, writing them is not interrupted.
-    const pinnedFiles = created && !options.dryRun ? uninterruptible(() => git.checkoutDetached(pinned)) : null;
-    if (pinnedFiles === null) return applyTree(git, head, created, fetched, null);
-    try {
-      return await applyTree(git, head, created, fetched, pinnedFiles);
-    } finally {
-      // No git is left writing the checkout when the lock is given back.
-      await pinnedFiles.catch(() => undefined);
-    }
-  };
-
-  /** Builds the applied commit and moves the branch onto it; `pinnedFiles`: the pinned commit's files being written. */
-  const applyTree = async (
-    git: Git,
-    head: HeadState,
-    created: boolean,
-    fetched: boolean,
-    pinnedFiles: Promise<void> | null,
-  ): Promise<ApplyData> => {
-    const built = await buildTree(git, plan, { threeWay: options.threeWay ?? false });
-    if (built.tree === null) {
-      // A checkout without files yet gets the pinned commit, to refresh the patch against.
-      if (pinnedFiles !== null) await pinnedFiles;
-      else if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
-      throw conflictError(built.conflicts, { threeWay: options.threeWay ?? false });
-    }
-
-    const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     const current = head.kind === 'empty' ? pinned : head.commit;
-    const changed = await git.changedPaths(current, commit);
+    const applied = (await keptAfterFetch(git, early, pinned, ctx.log)) ?? (await buildApplied(git, current));
+    if (applied.commit === null) {
+      // A checkout without files yet gets the pinned commit, to refresh the patch against.
+      if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
+      throw conflictError(applied.conflicts, { threeWay });
+    }
+    const { commit, changed } = applied;
     // A checkout made by this run holds nothing of the user's that could be in the way.
     if (!created) await verifyNoUnmerged(git);
     const dirtyEntries = created ? [] : await git.status(changed);
@@ -181,7 +184,6 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
           ...(head.kind === 'foreign' ? { head: head.commit } : {}),
         });
       }
-      await pinnedFiles;
       await git.checkoutBranch(ctx.config.branch, commit);
       // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
       const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);

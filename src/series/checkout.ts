@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -25,11 +25,14 @@ import { classifyHead, type HeadState } from './checkout-state.js';
  * in a side folder and moved into place, so a failed fetch leaves nothing.
  * With `files: false` a new checkout gets no files yet (HEAD unborn): a
  * caller that checks out another commit next saves writing the tree twice.
+ * `whileFetching` is work on the pinned commit that a new checkout runs
+ * beside the fetch, when the source is a repository on this machine (see
+ * `besideFetch`); `early` is its result, or null when it did not run or git failed.
  */
-export async function ensureCheckout(
+export async function ensureCheckout<T = never>(
   ctx: Context,
-  options: { files?: boolean } = {},
-): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
+  options: { files?: boolean; whileFetching?: (reader: Git) => Promise<T> } = {},
+): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState; early: T | null }> {
   const { layout, source, log, env } = ctx;
   const commit = ctx.config.upstream.commit;
   const existing = await ctx.checkout();
@@ -41,7 +44,7 @@ export async function ensureCheckout(
       (head.kind === 'applied' && head.base === commit) ||
       (await existing.hasCommit(commit))
     ) {
-      return { git: existing, created: false, fetched: false, head };
+      return { git: existing, created: false, fetched: false, head, early: null };
     }
   }
 
@@ -53,15 +56,25 @@ export async function ensureCheckout(
   const dir = existing ? target : layout.partialCheckout(process.pid);
   await mkdir(dir, { recursive: true });
   const git = new Git(dir, log, env);
+  let beside: Promise<T | null> | null = null;
   try {
     if (!existing) await git.init();
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
+    const objects = existing || options.whileFetching === undefined ? null : sourceObjects(source);
+    if (objects !== null && options.whileFetching) {
+      beside = besideFetch(git, objects, options.whileFetching, log);
+      // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.
+      beside.catch(() => undefined);
+    }
     await fetchPinned(git, source, commit, log);
+    // No git is left working in the folder when it moves.
+    if (beside !== null) await beside;
     if (!existing) {
       if (options.files !== false) await git.checkoutDetached(commit);
       await rename(dir, target);
     }
   } catch (error) {
+    await beside?.catch(() => undefined);
     // Cleaning up must not hide why the fetch failed: a folder that cannot be removed is left behind.
     if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
@@ -73,7 +86,48 @@ export async function ensureCheckout(
     : options.files === false
       ? { kind: 'empty' }
       : { kind: 'pinned', commit };
-  return { git: result, created: !existing, fetched: true, head };
+  return { git: result, created: !existing, fetched: true, head, early: beside === null ? null : await beside };
+}
+
+/**
+ * Runs `work` in the new checkout while the fetch is under way, with the
+ * source's objects readable beside the checkout's own (git's alternates, by
+ * environment only: nothing is recorded in the checkout). Objects `work`
+ * writes go into the checkout; one the source already has is not written
+ * again, so whoever uses the result checks afterwards that the checkout holds
+ * what it needs (`Git.missingObjects`). Git reads the source and never writes
+ * to it (it may touch the time of an object file it reuses, as with any
+ * alternate). A git failure gives null: the caller does the work after the fetch.
+ */
+async function besideFetch<T>(
+  git: Git,
+  objects: string,
+  work: (reader: Git) => Promise<T>,
+  log: Logger,
+): Promise<T | null> {
+  try {
+    return await work(git.withEnv({ GIT_ALTERNATE_OBJECT_DIRECTORIES: objects }));
+  } catch (error) {
+    if (!(error instanceof ProcessError)) throw error;
+    log.debug(`Work beside the fetch failed; it runs again after the fetch:\n${lastLines(error.stderr, 5)}`);
+    return null;
+  }
+}
+
+/**
+ * The object folder of a source on this machine: `<repo>/.git/objects`, or
+ * `<repo>/objects` for a bare repository. Null for a URL, a linked worktree
+ * or submodule (a `.git` file), and a path git's list of alternates cannot
+ * hold (a colon separates its entries; a leading quote starts a quoted one).
+ */
+export function sourceObjects(source: Source): string | null {
+  if (source.kind !== 'path') return null;
+  const repo = source.display;
+  if (repo.includes(path.delimiter) || repo.startsWith('"')) return null;
+  const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  if (isDir(path.join(repo, '.git', 'objects'))) return path.join(repo, '.git', 'objects');
+  if (isDir(path.join(repo, 'objects')) && existsSync(path.join(repo, 'HEAD'))) return path.join(repo, 'objects');
+  return null;
 }
 
 /** Why a command needs the checkout, for the message that sends the user to `apply`. */

@@ -120,7 +120,7 @@ async function besideFetch<T>(
  * or submodule (a `.git` file), and a path git's list of alternates cannot
  * hold (a colon separates its entries; a leading quote starts a quoted one).
  */
-export function sourceObjects(source: Source): string | null {
+function sourceObjects(source: Source): string | null {
   if (source.kind !== 'path') return null;
   const repo = source.display;
   if (repo.includes(path.delimiter) || repo.startsWith('"')) return null;

@@ -40,7 +40,7 @@ for (const command of commands) {
       },
       nodeResolve({ resolveOnly: ['zod'] }),
     ],
-    onwarn(warning, warn) {
+    onwarn(warning) {
       // zod's own modules import each other in a circle; that is how zod is written.
       if (warning.code === 'CIRCULAR_DEPENDENCY' && warning.ids?.every((id) => id.includes('node_modules/zod/')))
         return;

@@ -92,6 +92,7 @@ const sameGit = [];
 const cold = [];
 const noop = [];
 const own = [];
+const nodeStart = [];
 for (let i = 0; i < runs; i++) {
   const gitDir = mkdtempSync(path.join(os.tmpdir(), 'msp-bench-git-'));
   const sameDir = mkdtempSync(path.join(os.tmpdir(), 'msp-bench-git-'));
@@ -104,6 +105,8 @@ for (let i = 0; i < runs; i++) {
     if (first.status !== 'applied') throw new Error(`cold run reported ${first.status}`);
     cold.push(first.seconds);
     if (existsSync(trace)) own.push(first.seconds - gitSeconds(trace, ['init', 'fetch', 'checkout']));
+    // Node's own start, right after: the part of the own cost that is the machine's, not the tool's.
+    nodeStart.push(seconds(() => run(process.execPath, ['-e', '0'], root)));
     const second = timeApply(workdir);
     if (second.status !== 'already-applied') throw new Error(`second run reported ${second.status}`);
     noop.push(second.seconds);
@@ -130,3 +133,4 @@ if (own.length)
   console.log(
     `${row("the tool's own cost", own, '<= 0.12 s')}  (cold apply minus its git init, fetch and checkout, per run)`,
   );
+console.log(row('node -e 0, after each cold run', nodeStart));

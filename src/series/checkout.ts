@@ -56,19 +56,21 @@ export async function ensureCheckout<T = never>(
   const dir = existing ? target : layout.partialCheckout(process.pid);
   await mkdir(dir, { recursive: true });
   const git = new Git(dir, log, env);
+  const work = existing ? undefined : options.whileFetching;
+  const objects = work === undefined ? null : sourceObjects(source);
   let beside: Promise<T | null> | null = null;
+  let early: T | null = null;
   try {
     if (!existing) await git.init();
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
-    const objects = existing || options.whileFetching === undefined ? null : sourceObjects(source);
-    if (objects !== null && options.whileFetching) {
-      beside = besideFetch(git, objects, options.whileFetching, log);
+    if (work !== undefined && objects !== null) {
+      beside = besideFetch(git, objects, work, log);
       // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.
       beside.catch(() => undefined);
     }
     await fetchPinned(git, source, commit, log);
     // No git is left working in the folder when it moves.
-    if (beside !== null) await beside;
+    if (beside !== null) early = await beside;
     if (!existing) {
       if (options.files !== false) await git.checkoutDetached(commit);
       await rename(dir, target);
@@ -86,7 +88,7 @@ export async function ensureCheckout<T = never>(
     : options.files === false
       ? { kind: 'empty' }
       : { kind: 'pinned', commit };
-  return { git: result, created: !existing, fetched: true, head, early: beside === null ? null : await beside };
+  return { git: result, created: !existing, fetched: true, head, early };
 }
 
 /**

@@ -43,6 +43,9 @@ process.stdout.on('error', (error) => {
   process.stderr.write(`mlx-storage-pr: cannot write to stdout: ${error.code ?? error.message}\n`);
   process.exitCode = 1;
 });
+// stderr closed by its reader (`2>&1 | head -2`) or failing otherwise: its messages have nowhere
+// to go, so the command finishes as it would, with its own exit code.
+process.stderr.on('error', () => {});
 
 const code = await main({
   argv: process.argv.slice(2),

@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { BIN, tempDir } from '../support/repos.js';
+import { BIN, git, makeProject, makeUpstream, tempDir } from '../support/repos.js';
 
 describe('a stdout that cannot be written', () => {
   it.skipIf(process.platform !== 'linux')(
@@ -33,5 +34,22 @@ describe('a stdout that cannot be written', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
+  });
+});
+
+describe('a stderr closed by the reader (2>&1 | head -2)', () => {
+  it('apply finishes as it would: exit 0, the series applied, no git of it left running', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const child = spawn(process.execPath, [BIN, 'apply', '--mlx-repo', upstream.dir], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const checkout = path.join(project, '.work', 'mlx');
+    expect(git(checkout, 'rev-parse', 'HEAD~1').trim()).toBe(upstream.sha);
+    expect(git(checkout, 'status', '--porcelain')).toBe('');
   });
 });

@@ -390,8 +390,11 @@ export class Git {
   }
 
   /** Two-way checkout: refuses (without writing) when local changes would be overwritten. */
-  async checkoutBranch(branch: string, commit: string): Promise<void> {
-    await this.raw(['checkout', '--quiet', '-B', branch, commit], { echo: true });
+  /** Puts `branch` on `commit` and checks it out; `force` overwrites files in the way (and unreadable ones). */
+  async checkoutBranch(branch: string, commit: string, options: { force?: boolean } = {}): Promise<void> {
+    await this.raw(['checkout', '--quiet', ...(options.force ? ['--force'] : []), '-B', branch, commit], {
+      echo: true,
+    });
   }
 
   async checkoutDetached(commit: string): Promise<void> {

@@ -10,7 +10,6 @@ import { recordSource } from './source.js';
 import type { Context } from './context.js';
 import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from './checkout-state.js';
 import type { Git } from '../adapters/git.js';
-import type { Logger } from '../adapters/log.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
 
@@ -59,19 +58,13 @@ export function conflictError(conflicts: Conflict[], options: { threeWay?: boole
 type Applied = { commit: string; changed: string[] } | { commit: null; conflicts: Conflict[] };
 
 /**
- * What was built beside the fetch, when the checkout now holds all of it
- * (git does not copy an object the source already had, so one the fetch did
- * not bring is missing). Conflicts need no objects. Null: build it again.
+ * Whether the checkout lacks objects of `commit`, built beside the fetch: git
+ * does not copy an object the source already had, and the fetch brings only
+ * the pinned commit. A failed check counts as lacking.
  */
-async function keptAfterFetch(git: Git, early: Applied | null, pinned: string, log: Logger): Promise<Applied | null> {
-  if (early === null || early.commit === null) return early;
-  const missing = await orFailure(git.missingObjects(early.commit, pinned));
-  if (missing instanceof ProcessError || missing.length > 0) {
-    log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
-    return null;
-  }
-  log.debug('The applied commit was built while the fetch ran.');
-  return early;
+async function lacksObjects(check: Promise<string[] | ProcessError>): Promise<boolean> {
+  const missing = await check;
+  return missing instanceof ProcessError || missing.length > 0;
 }
 
 /**
@@ -130,13 +123,14 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     }
 
     const current = head.kind === 'empty' ? pinned : head.commit;
-    const applied = (await keptAfterFetch(git, early, pinned, ctx.log)) ?? (await buildApplied(git, current));
+    if (early !== null) ctx.log.debug('The applied commit was built while the fetch ran.');
+    const applied = early ?? (await buildApplied(git, current));
     if (applied.commit === null) {
       // A checkout without files yet gets the pinned commit, to refresh the patch against.
       if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
       throw conflictError(applied.conflicts, { threeWay });
     }
-    const { commit, changed } = applied;
+    let { commit, changed } = applied;
     // A checkout made by this run holds nothing of the user's that could be in the way.
     if (!created) await verifyNoUnmerged(git);
     const dirtyEntries = created ? [] : await git.status(changed);
@@ -184,7 +178,18 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
           ...(head.kind === 'foreign' ? { head: head.commit } : {}),
         });
       }
-      await git.checkoutBranch(ctx.config.branch, commit);
+      // Checked while the files are written: `git checkout` itself skips a blob it cannot read.
+      const checkingOut = orFailure(git.checkoutBranch(ctx.config.branch, commit));
+      const check = early === null ? null : orFailure(git.missingObjects(commit, pinned));
+      const checkedOut = await checkingOut;
+      if (check !== null && (await lacksObjects(check))) {
+        ctx.log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
+        // Without the source's objects, so every object is written into the checkout.
+        const rebuilt = await buildApplied(git, pinned);
+        if (rebuilt.commit === null) throw conflictError(rebuilt.conflicts, { threeWay });
+        ({ commit, changed } = rebuilt);
+        await git.checkoutBranch(ctx.config.branch, commit, { force: true });
+      } else if (checkedOut instanceof ProcessError) throw checkedOut;
       // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
       const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);
       if (after !== null && (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned)) {

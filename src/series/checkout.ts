@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ifAbsent } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
-import { lastLines, ProcessError } from '../adapters/process-error.js';
+import { lastLines, orFailure, ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import type { ApplyPlan } from './plan.js';
 import type { Source } from './source.js';
@@ -56,19 +56,28 @@ export async function ensureCheckout<T = never>(
   const dir = existing ? target : layout.partialCheckout(process.pid);
   await mkdir(dir, { recursive: true });
   const git = new Git(dir, log, env);
-  const work = existing ? undefined : options.whileFetching;
-  const objects = work === undefined ? null : sourceObjects(source);
+  // A new checkout from a repository on this machine can read the source's objects while the fetch runs.
+  const objects = existing ? null : sourceObjects(source);
+  const reader = objects === null ? null : git.withEnv({ GIT_ALTERNATE_OBJECT_DIRECTORIES: objects });
   let beside: Promise<T | null> | null = null;
+  let sourceHasCommit: Promise<boolean | ProcessError> | null = null;
   let early: T | null = null;
   try {
     if (!existing) await git.init();
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
-    if (work !== undefined && objects !== null) {
-      beside = besideFetch(git, objects, work, log);
-      // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.
-      beside.catch(() => undefined);
+    // Started first, so the work beside it does not delay it.
+    const fetching = fetchPinned(git, source, commit, log);
+    if (reader !== null) {
+      // Objects are the same in both repositories: a commit there is a commit here once fetched.
+      sourceHasCommit = orFailure(reader.hasCommit(commit));
+      if (options.whileFetching !== undefined) {
+        beside = besideFetch(reader, options.whileFetching, log);
+        // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.
+        beside.catch(() => undefined);
+      }
     }
-    await fetchPinned(git, source, commit, log);
+    await fetching;
+    if ((await sourceHasCommit) !== true) await verifyFetchedCommit(git, source, commit);
     // No git is left working in the folder when it moves.
     if (beside !== null) early = await beside;
     if (!existing) {
@@ -76,7 +85,7 @@ export async function ensureCheckout<T = never>(
       await rename(dir, target);
     }
   } catch (error) {
-    await beside?.catch(() => undefined);
+    await Promise.all([beside?.catch(() => undefined), sourceHasCommit?.catch(() => undefined)]);
     // Cleaning up must not hide why the fetch failed: a folder that cannot be removed is left behind.
     if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
@@ -92,23 +101,18 @@ export async function ensureCheckout<T = never>(
 }
 
 /**
- * Runs `work` in the new checkout while the fetch is under way, with the
- * source's objects readable beside the checkout's own (git's alternates, by
- * environment only: nothing is recorded in the checkout). Objects `work`
+ * Runs `work` while the fetch is under way, with `reader`: the new checkout
+ * with the source's objects readable beside its own (git's alternates, set in
+ * the environment only: nothing is recorded in the checkout). Objects `work`
  * writes go into the checkout; one the source already has is not written
  * again, so whoever uses the result checks afterwards that the checkout holds
  * what it needs (`Git.missingObjects`). Git reads the source and never writes
  * to it (it may touch the time of an object file it reuses, as with any
  * alternate). A git failure gives null: the caller does the work after the fetch.
  */
-async function besideFetch<T>(
-  git: Git,
-  objects: string,
-  work: (reader: Git) => Promise<T>,
-  log: Logger,
-): Promise<T | null> {
+async function besideFetch<T>(reader: Git, work: (reader: Git) => Promise<T>, log: Logger): Promise<T | null> {
   try {
-    return await work(git.withEnv({ GIT_ALTERNATE_OBJECT_DIRECTORIES: objects }));
+    return await work(reader);
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
     log.debug(`Work beside the fetch failed; it runs again after the fetch:\n${lastLines(error.stderr, 5)}`);
@@ -292,6 +296,10 @@ async function fetchPinned(git: Git, source: Source, commit: string, log: Logger
       },
     );
   }
+}
+
+/** The fetched object is a commit (not a tag or tree). */
+async function verifyFetchedCommit(git: Git, source: Source, commit: string): Promise<void> {
   if (!(await git.hasCommit(commit))) {
     throw new UserError('COMMIT_NOT_FOUND', `Fetching ${commit} from ${source.display} did not produce that commit.`, {
       hint: 'Check that upstream.commit is a commit (not a tag or tree) of MLX.',

@@ -29,6 +29,17 @@ export async function ifAbsent<T, F>(operation: Promise<T>, fallback: F): Promis
   }
 }
 
+/** `ifAbsent` for a synchronous `read`. */
+export function ifAbsentSync<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return fallback;
+    throw error;
+  }
+}
+
 /** The entries of a folder, or null when it does not exist. */
 export async function listFolder(dir: string): Promise<Array<{ name: string; isDirectory: boolean }> | null> {
   try {

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { z } from 'zod';
@@ -35,14 +35,23 @@ function isAlive(pid: number): boolean {
 /** `ps` lives in /bin or /usr/bin on every system the tool runs on. */
 const PS_ENV = { PATH: '/bin:/usr/bin', LC_ALL: 'C' };
 
+/** A file of /proc, or null when the process is gone. */
+function readProc(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /**
  * What the system says of process `pid`: when it started (an opaque text,
  * compared only with itself) and its command line; null when it cannot tell.
  */
 async function processIdentity(pid: number): Promise<{ start: string | null; command: string | null }> {
   if (existsSync('/proc/self/stat')) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null);
+    const stat = readProc(`/proc/${pid}/stat`);
+    const cmdline = readProc(`/proc/${pid}/cmdline`);
     // Field 22, the start time in clock ticks since boot, counted after the command name's closing parenthesis.
     const start = stat === null ? null : (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null);
     return { start, command: cmdline === null ? null : cmdline.replace(/\0/g, ' ') };
@@ -71,24 +80,27 @@ async function ownerRuns(owner: { pid: number; processStart?: unknown }): Promis
  * that no longer runs (or whose pid now belongs to another program) is taken over.
  */
 export async function withLock<T>(workdir: string, command: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(workdir, { recursive: true }).catch((error: unknown) => {
+  try {
+    mkdirSync(workdir, { recursive: true });
+  } catch (error) {
     throw permissionErrorFrom(error) ?? error;
-  });
+  }
   const file = path.join(workdir, WORKDIR_NAMES.lock);
+  // Taking the lock is a few small file operations, done synchronously: nothing else waits on them.
+  const processStart = (await processIdentity(process.pid)).start;
   for (let attempt = 0; ; attempt++) {
     try {
       // Written aside, then linked into place: a lock file is never seen empty,
       // so a run starting at the same moment cannot take it for a stale one.
       const draft = `${file}.${process.pid}`;
-      const processStart = (await processIdentity(process.pid)).start;
-      await writeFile(
+      writeFileSync(
         draft,
         JSON.stringify({ pid: process.pid, command, started: new Date().toISOString(), processStart }),
       );
       try {
-        await link(draft, file);
+        linkSync(draft, file);
       } finally {
-        await rm(draft, { force: true });
+        rmSync(draft, { force: true });
       }
       break;
     } catch (error) {

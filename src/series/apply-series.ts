@@ -113,8 +113,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
       whileFetching: (reader) => buildApplied(reader, pinned),
     });
     // The commands after this one fetch from the same source when not told otherwise.
-    if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply')
-      await recordSource(ctx.layout, ctx.source);
+    if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply') recordSource(ctx.layout, ctx.source);
     const paths = plannedPaths(plan);
 
     if (head.kind === 'applied' && head.inputHash === plan.inputHash) {

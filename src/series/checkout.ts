@@ -1,8 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ifAbsent } from '../adapters/files.js';
+import { ifAbsentSync } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, orFailure, ProcessError } from '../adapters/process-error.js';
@@ -50,11 +50,11 @@ export async function ensureCheckout<T = never>(
 
   const target = layout.checkout;
   // Callers hold the workdir lock, so a side folder left here is from a run that died.
-  for (const entry of await ifAbsent(readdir(layout.root), [] as string[])) {
+  for (const entry of ifAbsentSync(() => readdirSync(layout.root), [] as string[])) {
     if (isPartialCheckout(entry)) await rm(path.join(layout.root, entry), { recursive: true, force: true });
   }
   const dir = existing ? target : layout.partialCheckout(process.pid);
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const git = new Git(dir, log, env);
   // A new checkout from a repository on this machine can read the source's objects while the fetch runs.
   const objects = existing ? null : sourceObjects(source);
@@ -82,7 +82,7 @@ export async function ensureCheckout<T = never>(
     if (beside !== null) early = await beside;
     if (!existing) {
       if (options.files !== false) await git.checkoutDetached(commit);
-      await rename(dir, target);
+      renameSync(dir, target);
     }
   } catch (error) {
     await Promise.all([beside?.catch(() => undefined), sourceHasCommit?.catch(() => undefined)]);

@@ -57,7 +57,7 @@ export interface Context {
 
 export async function loadContext(options: ContextOptions): Promise<Context> {
   const projectRoot = options.project ? path.resolve(options.cwd, options.project) : findProjectRoot(options.cwd);
-  const config = await loadConfig(projectRoot);
+  const config = loadConfig(projectRoot);
   const workdir = chooseWorkdir(options, projectRoot);
   const layout = workdirLayout(workdir);
   const envSource = options.env['MLX_REPO'];
@@ -91,7 +91,8 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
     cacheRoot: cacheRoot(options.env),
     project() {
       if (project === undefined) {
-        const loading = loadPlanInputs(projectRoot, ctx.config).then((inputs) => {
+        const loading = Promise.resolve().then(() => {
+          const inputs = loadPlanInputs(projectRoot, ctx.config);
           const plan = buildPlan(inputs);
           for (const warning of plan.warnings) log.warn(warning);
           return { inputs, plan };
@@ -106,7 +107,7 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
     },
     async reloadProject() {
       // `bump` moves the pin: everything after it sees the new commit.
-      ctx.config = await loadConfig(projectRoot);
+      ctx.config = loadConfig(projectRoot);
       project = undefined;
       return ctx.project();
     },

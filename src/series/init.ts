@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../adapters/log.js';
 import { PACKAGE_ROOT } from '../adapters/package-root.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
-import { CONFIG_FILE, DEFAULT_UPSTREAM_URL, parseConfig } from './config.js';
+import { CONFIG_FILE, DEFAULT_UPSTREAM_URL, parseConfig, type Config } from './config.js';
 import { mlxVersion } from './repin.js';
 import { buildPlan } from './plan.js';
 import { findProjectRoot, loadConfig, loadPlanInputs } from './project-files.js';
@@ -243,7 +243,7 @@ export async function initProject(options: InitOptions): Promise<InitData> {
 
   // The current folder's project gives the default pin and the upstream URL.
   const here = findProjectRoot(options.cwd);
-  const current = options.pin === undefined ? await loadConfig(here) : await loadConfig(here).catch(() => null);
+  const current = options.pin === undefined ? loadConfig(here) : configOrNull(here);
   const pinRef = options.pin ?? (current as NonNullable<typeof current>).upstream.commit;
   const configUrl = current?.upstream.url ?? DEFAULT_UPSTREAM_URL;
   const source = chooseSource(options.mlxRepo, options.env['MLX_REPO'], configUrl, options.cwd);
@@ -336,7 +336,7 @@ export async function initProject(options: InitOptions): Promise<InitData> {
     await chmod(stage, 0o755);
 
     // The series must give `from`'s tree exactly; anything else is a bug here, not the user's.
-    const inputs = await loadPlanInputs(stage, await loadConfig(stage));
+    const inputs = loadPlanInputs(stage, loadConfig(stage));
     const built = await buildTree(scratch, buildPlan(inputs));
     const tree = await scratch.treeOf(from);
     if (built.tree !== tree)
@@ -383,4 +383,13 @@ async function writeProject(
   for (const file of await readdir(path.join(PACKAGE_ROOT, 'pr')))
     await copyFile(path.join(PACKAGE_ROOT, 'pr', file), path.join(dir, 'pr', file));
   await writeFile(path.join(dir, 'mutants.json'), NO_MUTANTS);
+}
+
+/** The config of the project at `root`, or null when it has none or cannot be read. */
+function configOrNull(root: string): Config | null {
+  try {
+    return loadConfig(root);
+  } catch {
+    return null;
+  }
 }

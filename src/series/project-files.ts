@@ -1,12 +1,11 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import { CONFIG_FILE, parseConfigText, type Config } from './config.js';
 import { UserError } from '../core/errors.js';
 import type { PlanInputs } from './plan.js';
 
-import { ifAbsent } from '../adapters/files.js';
+import { ifAbsentSync } from '../adapters/files.js';
 import { PACKAGE_ROOT } from '../adapters/package-root.js';
 
 export { PACKAGE_ROOT };
@@ -36,11 +35,14 @@ export function realPath(file: string): string {
   }
 }
 
-export async function loadConfig(projectRoot: string): Promise<Config> {
+// The project's files are few and small: they are read synchronously, which at start-up is
+// several times faster than a round trip through Node's thread pool for each.
+
+export function loadConfig(projectRoot: string): Config {
   const file = path.join(projectRoot, CONFIG_FILE);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     throw new UserError('CONFIG_INVALID', `No ${CONFIG_FILE} in ${projectRoot}.`, {
       hint: `Run the command inside an mlx-storage-pr project, or pass --project <dir>.`,
@@ -49,32 +51,30 @@ export async function loadConfig(projectRoot: string): Promise<Config> {
   return parseConfigText(text, file);
 }
 
-async function listFiles(root: string, dir = ''): Promise<string[]> {
-  const entries = await ifAbsent(readdir(path.join(root, dir), { withFileTypes: true }), []);
+function listFiles(root: string, dir = ''): string[] {
+  const entries = ifAbsentSync(() => readdirSync(path.join(root, dir), { withFileTypes: true }), []);
   const files: string[] = [];
   for (const entry of entries) {
     const relative = dir ? `${dir}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) files.push(...(await listFiles(root, relative)));
+    if (entry.isDirectory()) files.push(...listFiles(root, relative));
     else if (entry.isFile()) files.push(relative);
   }
   return files.sort();
 }
 
 /** Reads templates/, patches/series and patches/* of a project. */
-export async function loadPlanInputs(projectRoot: string, config: Config): Promise<PlanInputs> {
+export function loadPlanInputs(projectRoot: string, config: Config): PlanInputs {
   const templatesDir = path.join(projectRoot, 'templates');
   const patchesDir = path.join(projectRoot, 'patches');
-  const templates = await Promise.all(
-    (await listFiles(templatesDir)).map(async (file) => ({
-      path: file,
-      content: await readFile(path.join(templatesDir, file), 'utf8'),
-    })),
-  );
-  const seriesText = await ifAbsent(readFile(path.join(patchesDir, 'series'), 'utf8'), '');
+  const templates = listFiles(templatesDir).map((file) => ({
+    path: file,
+    content: readFileSync(path.join(templatesDir, file), 'utf8'),
+  }));
+  const seriesText = ifAbsentSync(() => readFileSync(path.join(patchesDir, 'series'), 'utf8'), '');
   const patches = new Map<string, string>();
-  for (const file of await listFiles(patchesDir)) {
+  for (const file of listFiles(patchesDir)) {
     if (file === 'series' || file.endsWith('.md')) continue;
-    patches.set(file, await readFile(path.join(patchesDir, file), 'utf8'));
+    patches.set(file, readFileSync(path.join(patchesDir, file), 'utf8'));
   }
   return { config, templates, seriesText, patches };
 }

@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { z } from 'zod';
@@ -69,10 +69,10 @@ export async function readRecordedSource(layout: WorkdirLayout): Promise<string 
 }
 
 /** Records the source `apply` used, for the commands after it (written aside, then renamed into place). */
-export async function recordSource(layout: WorkdirLayout, source: Source): Promise<void> {
+export function recordSource(layout: WorkdirLayout, source: Source): void {
   const value: z.infer<typeof RecordedSourceSchema> = { source: recordedForm(source) };
-  await mkdir(layout.root, { recursive: true });
+  mkdirSync(layout.root, { recursive: true });
   const draft = `${layout.source}.${process.pid}`;
-  await writeFile(draft, `${JSON.stringify(value, null, 2)}\n`);
-  await rename(draft, layout.source);
+  writeFileSync(draft, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(draft, layout.source);
 }

@@ -180,6 +180,8 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
       // Checked while the files are written: `git checkout` itself skips a blob it cannot read.
       const checkingOut = orFailure(git.checkoutBranch(ctx.config.branch, commit));
       const check = early === null ? null : orFailure(git.missingObjects(commit, pinned));
+      // Handled here so it is not an unhandled rejection while the checkout is awaited; awaiting it below still throws.
+      check?.catch(() => undefined);
       const checkedOut = await checkingOut;
       if (check !== null && (await lacksObjects(check))) {
         ctx.log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');

@@ -70,6 +70,8 @@ export async function ensureCheckout<T = never>(
     if (reader !== null) {
       // Objects are the same in both repositories: a commit there is a commit here once fetched.
       sourceHasCommit = orFailure(reader.hasCommit(commit));
+      // As for `beside` below: handled here, awaited (and so still thrown) after the fetch.
+      sourceHasCommit.catch(() => undefined);
       if (options.whileFetching !== undefined) {
         beside = besideFetch(reader, options.whileFetching, log);
         // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -22,6 +22,19 @@ describe('bad inputs', () => {
     expect(result.code).toBe(0);
     expect(result.json.status).toBe('would-clone');
     expect(existsSync(workdir)).toBe(false);
+  });
+
+  it('a template error leaves no workdir, and nothing in a workdir that was there', async () => {
+    writeFileSync(path.join(project, 'templates', 'broken.h'), '{{no_such_var}}\n');
+    const workdir = path.join(tempDir(), 'not-yet');
+    const result = await apply('--workdir', workdir, '--json');
+    expect(result.code).toBe(7);
+    expect(existsSync(workdir)).toBe(false);
+
+    const kept = tempDir();
+    writeFileSync(path.join(kept, 'notes.txt'), 'mine\n');
+    expect((await apply('--workdir', kept)).code).toBe(7);
+    expect(readdirSync(kept)).toEqual(['notes.txt']);
   });
 
   it('names the line and column of invalid JSON in the config', async () => {

@@ -389,8 +389,10 @@ export class Git {
     return out.split('\0').filter(Boolean);
   }
 
-  /** Two-way checkout: refuses (without writing) when local changes would be overwritten. */
-  /** Puts `branch` on `commit` and checks it out; `force` overwrites files in the way (and unreadable ones). */
+  /**
+   * Puts `branch` on `commit` and checks it out. Two-way: refuses (without writing) when local
+   * changes would be overwritten; `force` overwrites them, and writes files an earlier checkout left out.
+   */
   async checkoutBranch(branch: string, commit: string, options: { force?: boolean } = {}): Promise<void> {
     await this.raw(['checkout', '--quiet', ...(options.force ? ['--force'] : []), '-B', branch, commit], {
       echo: true,

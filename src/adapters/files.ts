@@ -15,6 +15,12 @@ export async function readJsonFile<T>(file: string, schema: z.ZodType<T, z.ZodTy
   return text === null ? null : parseSaved(text, schema);
 }
 
+/** The file or folder does not exist (ENOENT, or a parent that is not a folder). */
+function isAbsent(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
 /**
  * `fallback` when the file or folder `operation` reads does not exist (ENOENT,
  * or a parent that is not a folder); any other failure (permissions, I/O) is thrown.
@@ -23,8 +29,7 @@ export async function ifAbsent<T, F>(operation: Promise<T>, fallback: F): Promis
   try {
     return await operation;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | null)?.code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return fallback;
+    if (isAbsent(error)) return fallback;
     throw error;
   }
 }
@@ -34,8 +39,7 @@ export function ifAbsentSync<T, F>(read: () => T, fallback: F): T | F {
   try {
     return read();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | null)?.code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return fallback;
+    if (isAbsent(error)) return fallback;
     throw error;
   }
 }

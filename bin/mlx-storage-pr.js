@@ -1,17 +1,5 @@
 #!/usr/bin/env node
-import { statSync } from 'node:fs';
-
-// A run that names its command first loads that command's bundle (scripts/bundle.mjs): one file
-// instead of some 40 modules. Anything else (--help, --version, a typo), or a bundle older than
-// the compiled code (tsc ran after it), loads dist/cli.js.
-const compiled = new URL('../dist/cli.js', import.meta.url);
-function entry(word) {
-  if (!/^[a-z][a-z-]*$/.test(word ?? '')) return compiled;
-  const bundle = new URL(`../dist/bundles/${word}.js`, import.meta.url);
-  const made = statSync(bundle, { throwIfNoEntry: false });
-  return made !== undefined && made.mtimeMs >= statSync(compiled).mtimeMs ? bundle : compiled;
-}
-const { main } = await import(entry(process.argv[2]).href);
+import { main } from '../dist/cli.js';
 
 // Ctrl-C: the first one lets the command stop its processes, clean up and report;
 // a second one stops at once. A SIGINT within 0.3 s of the first is the

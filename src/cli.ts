@@ -1,7 +1,7 @@
 import { packageVersion } from './adapters/package-root.js';
 import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
-import type { HelpSection } from './core/help-text.js';
+import { helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
@@ -10,7 +10,8 @@ import type { CommandSpec, GlobalOptions, Handler } from './commands/spec.js';
 
 /**
  * Every command, in the order --help lists them, by the word that names it. A run that names its
- * command first (`mlx-storage-pr apply ...`) loads only that command's module.
+ * command first (`mlx-storage-pr apply ...`) loads only that command's module and what it imports:
+ * the one `import()` per command.
  */
 const COMMAND_MODULES: ReadonlyArray<readonly [string, () => Promise<CommandSpec>]> = [
   ['apply', async () => (await import('./commands/apply.js')).applyCommand],
@@ -121,6 +122,8 @@ export async function main(io: Io): Promise<number> {
   const dashdash = io.argv.indexOf('--');
   const before = dashdash < 0 ? io.argv : io.argv.slice(0, dashdash);
   const word = io.argv[0];
+  if (!COMMAND_MODULES.some(([name]) => name === word) && before.includes('--version') && !before.includes('--help'))
+    return version(io);
   // Anything else than a command first (an option, a typo, nothing) loads them all, for the
   // list of commands and the nearest name.
   const commands = await loadCommands(word);
@@ -135,7 +138,6 @@ export async function main(io: Io): Promise<number> {
         declared: topDeclarations(),
       });
     }
-    if (before.includes('--version')) return version(io);
     if (word === undefined || word.startsWith('-')) return usageFailure(io, 'Name a command; see --help.');
     // A near name (a typo) is suggested; a word far from every command is not.
     const near = closestName(
@@ -164,8 +166,7 @@ function topDeclarations(): Declarations {
   return declared.epilog(EPILOG);
 }
 
-async function printHelp(io: Io, section: HelpSection): Promise<number> {
-  const { helpText } = await import('./core/help-text.js');
+function printHelp(io: Io, section: HelpSection): number {
   io.stdout.write(`${helpText(section, helpWidth(io.stdout), GLOBAL_OPTION_COUNT)}\n`);
   return ExitCode.ok;
 }

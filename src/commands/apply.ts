@@ -1,5 +1,6 @@
 import type { ApplyPlan } from '../series/plan.js';
-import type { ApplyData } from '../series/apply-series.js';
+import { applySeries, type ApplyData } from '../series/apply-series.js';
+import { loadContext } from '../series/context.js';
 import { defineCommand } from './spec.js';
 
 export const applyCommand = defineCommand({
@@ -21,10 +22,6 @@ export const applyCommand = defineCommand({
       .example('$0 apply --mlx-repo ~/src/mlx', 'apply using a local MLX clone, no network')
       .example('$0 apply --dry-run --json', 'list what would change as JSON'),
   run: async (o) => {
-    const [{ loadContext }, { applySeries }] = await Promise.all([
-      import('../series/context.js'),
-      import('../series/apply-series.js'),
-    ]);
     const ctx = await loadContext(o);
     const data = await applySeries(ctx, { dryRun: o.dryRun, force: o.force, threeWay: o['3way'] });
     const { plan } = await ctx.project();

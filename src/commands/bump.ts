@@ -1,5 +1,6 @@
 import { UserError } from '../core/errors.js';
-import type { BumpData } from '../series/bump-series.js';
+import { abortBump, bumpTo, continueBump, type BumpData } from '../series/bump-series.js';
+import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface BumpOptions extends GlobalOptions {
@@ -46,10 +47,6 @@ export const bumpCommand = defineCommand({
 });
 
 async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
-  const [{ loadContext }, { abortBump, bumpTo, continueBump }] = await Promise.all([
-    import('../series/context.js'),
-    import('../series/bump-series.js'),
-  ]);
   const ctx = await loadContext(options);
   const ref = options.to?.trim();
   if ([ref !== undefined, options.continue, options.abort].filter(Boolean).length !== 1 || ref === '')

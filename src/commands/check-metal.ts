@@ -1,6 +1,8 @@
 import { ExitCode } from '../core/errors.js';
 import { LANE_BLIND_SPOTS } from '../readiness/metal-flags.js';
-import type { LaneOptions, LaneResult } from '../readiness/metal-lane.js';
+import { typeCheckPr, typeCheckSelfTest, type LaneOptions, type LaneResult } from '../readiness/metal-lane.js';
+import { loadContext } from '../series/context.js';
+import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 import { includeOption, jobsOption } from './options.js';
 import { type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
@@ -62,11 +64,6 @@ export interface CheckMetalNotApplicable {
 async function checkMetal(
   options: CheckMetalOptions,
 ): Promise<CommandResult<CheckMetalData | CheckMetalNotApplicable>> {
-  const [{ loadContext }, { typeCheckPr, typeCheckSelfTest }, { NO_METAL_ROLE, seriesRoles }] = await Promise.all([
-    import('../series/context.js'),
-    import('../readiness/metal-lane.js'),
-    import('../series/config.js'),
-  ]);
   const ctx = await loadContext(options);
   if (!options.selfTest && seriesRoles(ctx.config).metal === null)
     return { data: { command: 'check-metal', notApplicable: NO_METAL_ROLE }, lines: [`check-metal: ${NO_METAL_ROLE}`] };

@@ -1,6 +1,9 @@
 import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../series/drift-report.js';
 import { UserError } from '../core/errors.js';
 import type { Sanitizer } from '../build/sanitize.js';
+import { loadContext } from '../series/context.js';
+import { verifyDepsDir } from '../build/offline-deps.js';
+import { checkAgainst } from '../series/drift.js';
 import { buildOptions, jobsOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
@@ -93,11 +96,6 @@ async function check(options: CheckCommandOptions): Promise<CommandResult<CheckD
       hint: 'Add --build to build and test each commit, or leave them out.',
     });
   }
-  const [{ loadContext }, { verifyDepsDir }, { checkAgainst }] = await Promise.all([
-    import('../series/context.js'),
-    import('../build/offline-deps.js'),
-    import('../series/drift.js'),
-  ]);
   if (options.build) verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const data = await checkAgainst(ctx, {

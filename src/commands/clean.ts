@@ -1,5 +1,6 @@
 import { formatBytes, type WorkdirItem } from '../build/workdir-items.js';
-import type { MeasuredItem } from '../build/workdir-clean.js';
+import { cleanWorkdir, type MeasuredItem } from '../build/workdir-clean.js';
+import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface CleanOptions extends GlobalOptions {
@@ -40,10 +41,6 @@ export interface CleanData {
 
 /** `clean`: see `cleanWorkdir`. */
 async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
-  const [{ loadContext }, { cleanWorkdir }] = await Promise.all([
-    import('../series/context.js'),
-    import('../build/workdir-clean.js'),
-  ]);
   const ctx = await loadContext(options);
   const { all, dryRun } = options;
   const outcome = await cleanWorkdir(ctx, { all, dryRun });

@@ -10,6 +10,9 @@ import {
 } from '../readiness/doctor-report.js';
 import type { ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
+import { loadContext } from '../series/context.js';
+import { machineItems } from '../readiness/machine.js';
+import { verifyDepsDir } from '../build/offline-deps.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 export interface DoctorOptions extends GlobalOptions {
@@ -59,11 +62,6 @@ export const doctorCommand = defineCommand({
 });
 
 async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>> {
-  const [{ loadContext }, { machineItems }, { verifyDepsDir }] = await Promise.all([
-    import('../series/context.js'),
-    import('../readiness/machine.js'),
-    import('../build/offline-deps.js'),
-  ]);
   const { commands, unknown } = askedCommands(options.commands ?? []);
   if (unknown.length) {
     throw new UserError('USAGE', `doctor: no command named ${unknown.map((u) => `"${u}"`).join(', ')}.`, {

@@ -1,5 +1,6 @@
-import type { ExportData } from '../series/export-edits.js';
+import { exportEdits, type ExportData } from '../series/export-edits.js';
 import type { NotExportedReason } from '../series/series-rewrite.js';
+import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface ExportOptions extends GlobalOptions {
@@ -41,10 +42,6 @@ const reasonText: Record<NotExportedReason, string> = {
 };
 
 async function exportEditsCommand(options: ExportOptions): Promise<CommandResult<ExportData>> {
-  const [{ loadContext }, { exportEdits }] = await Promise.all([
-    import('../series/context.js'),
-    import('../series/export-edits.js'),
-  ]);
   const data = await exportEdits(await loadContext(options), options);
   const lines: string[] = [];
   if (data.status === 'would-export' && data.diff) lines.push(data.diff.trimEnd());

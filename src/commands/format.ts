@@ -1,5 +1,7 @@
 import { ExitCode } from '../core/errors.js';
-import type { FormatFinding, FormatReport } from '../readiness/formatting.js';
+import { formatSeries, type FormatFinding, type FormatReport } from '../readiness/formatting.js';
+import { loadContext } from '../series/context.js';
+import { versionProblems } from '../readiness/format-versions.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 interface FormatOptions extends GlobalOptions {
@@ -67,11 +69,6 @@ function findingLine(f: FormatFinding): string {
 }
 
 async function format(options: FormatOptions): Promise<CommandResult<FormatData>> {
-  const [{ loadContext }, { versionProblems }, { formatSeries }] = await Promise.all([
-    import('../series/context.js'),
-    import('../readiness/format-versions.js'),
-    import('../readiness/formatting.js'),
-  ]);
   const ctx = await loadContext(options);
   const { run, fixed } = await formatSeries(ctx, { fix: options.fix });
   const { report } = run;

@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import type { InitData } from '../series/init.js';
+import { initProject, type InitData } from '../series/init.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface InitOptions extends GlobalOptions {
@@ -43,7 +43,6 @@ async function init(options: InitOptions): Promise<CommandResult<InitData>> {
         hint: 'For example `mlx-storage-pr init --project ../my-fix --from my-fix --mlx-repo ~/src/mlx`.',
       },
     );
-  const { initProject } = await import('../series/init.js');
   const data = await initProject({
     cwd: options.cwd,
     env: options.env,

@@ -1,8 +1,11 @@
 import { UserError } from '../core/errors.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
-import type { PrData, PrOptions } from '../pull-request/refresh.js';
-import type { CiData } from '../pull-request/ci-status.js';
+import { refreshPullRequest, type PrData, type PrOptions } from '../pull-request/refresh.js';
+import { readCiStatus, type CiData } from '../pull-request/ci-status.js';
+import { loadContext } from '../series/context.js';
+import { verifyDepsDir } from '../build/offline-deps.js';
+import { ciExitCode, forkReasonText, pullRequestReasonText, summaryText } from '../pull-request/ci-report.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
@@ -139,11 +142,6 @@ async function pr(options: PrCommandOptions): Promise<CommandResult<PrData | CiD
         hint: 'For example --fork https://github.com/<you>/mlx.git. The upstream repository is never a target.',
       },
     );
-  const [{ loadContext }, { verifyDepsDir }, { refreshPullRequest }] = await Promise.all([
-    import('../series/context.js'),
-    import('../build/offline-deps.js'),
-    import('../pull-request/refresh.js'),
-  ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const data = await refreshPullRequest(ctx, { ...options, fork: options.fork });
@@ -182,11 +180,6 @@ async function prCi(options: PrCommandOptions): Promise<CommandResult<CiData>> {
   const wait = parseWait(options.wait);
   const testPoll = Number(options.env[TEST_POLL_VARIABLE]);
   const pollMs = Number.isFinite(testPoll) && testPoll > 0 ? testPoll : POLL_MS;
-  const [{ loadContext }, { readCiStatus }, { ciExitCode }] = await Promise.all([
-    import('../series/context.js'),
-    import('../pull-request/ci-status.js'),
-    import('../pull-request/ci-report.js'),
-  ]);
   const ctx = await loadContext(options);
   const data = await readCiStatus(ctx, {
     fork: options.fork,
@@ -196,11 +189,10 @@ async function prCi(options: PrCommandOptions): Promise<CommandResult<CiData>> {
     wait,
     pollMs,
   });
-  return { data, lines: await ciLines(data), exitCode: ciExitCode(data.result) };
+  return { data, lines: ciLines(data), exitCode: ciExitCode(data.result) };
 }
 
-async function ciLines(data: CiData): Promise<string[]> {
-  const { forkReasonText, pullRequestReasonText, summaryText } = await import('../pull-request/ci-report.js');
+function ciLines(data: CiData): string[] {
   const names = {
     head: `${data.forkRepository.split('/')[0] ?? ''}:${data.branch}`,
     upstream: data.upstream,

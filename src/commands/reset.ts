@@ -1,4 +1,8 @@
-import type { SavedWork } from '../series/checkout-state.js';
+import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../series/checkout-state.js';
+import { loadContext } from '../series/context.js';
+import { uninterruptible } from '../adapters/interrupt.js';
+import { withLock } from '../adapters/lock.js';
+import { ensureCheckout } from '../series/checkout.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 export interface ResetData {
@@ -18,19 +22,6 @@ export const resetCommand = defineCommand({
 
 /** Puts the checkout back on the clean pinned commit, saving the user's work first. */
 async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> {
-  const [
-    { loadContext },
-    { uninterruptible },
-    { withLock },
-    { ensureCheckout },
-    { saveUserWork, savedWorkLines, verifyNoUnmerged },
-  ] = await Promise.all([
-    import('../series/context.js'),
-    import('../adapters/interrupt.js'),
-    import('../adapters/lock.js'),
-    import('../series/checkout.js'),
-    import('../series/checkout-state.js'),
-  ]);
   const ctx = await loadContext(options);
   const pinned = ctx.config.upstream.commit;
   const base = { command: 'reset' as const, checkout: ctx.layout.checkout, pinned };

@@ -31,10 +31,7 @@ export type Handler = (options: GlobalOptions & Record<string, unknown>) => Prom
 /** What a command's handler receives: the global options and the ones its builder declares (kebab-case and camel-cased names). */
 export type ParsedOptions<O> = GlobalOptions & O & { '--': string[] };
 
-/**
- * One command as the command line sees it. `run` imports the work with `import()` when
- * the command runs, so `--help` and cheap commands load only this file.
- */
+/** One command as the command line sees it: its name, options and the work it runs. */
 export interface CommandSpec {
   name: string;
   describe: string;

@@ -1,5 +1,6 @@
 import type { CheckoutState } from '../series/checkout-state.js';
-import type { StatusData } from '../series/checkout-status.js';
+import { checkoutStatus, type StatusData } from '../series/checkout-status.js';
+import { loadContext } from '../series/context.js';
 import { defineCommand } from './spec.js';
 
 export const statusCommand = defineCommand({
@@ -7,10 +8,6 @@ export const statusCommand = defineCommand({
   describe: 'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
   builder: (y) => y.example('$0 status --json', 'machine-readable state'),
   run: async (o) => {
-    const [{ loadContext }, { checkoutStatus }] = await Promise.all([
-      import('../series/context.js'),
-      import('../series/checkout-status.js'),
-    ]);
     const data = await checkoutStatus(await loadContext(o));
     if (data.state === 'no-checkout')
       return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { ExitCode, UserError } from '../core/errors.js';
 import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../build/baseline.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
-import type { TestData } from '../build/suite.js';
+import { runSuite, type TestData } from '../build/suite.js';
+import { loadContext } from '../series/context.js';
+import { verifyDepsDir } from '../build/offline-deps.js';
+import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 import { buildOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand } from './spec.js';
 
@@ -61,12 +64,6 @@ export const testCommand = defineCommand({
       )
       .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
   run: async (o) => {
-    const [{ loadContext }, { verifyDepsDir }, { runSuite }, { NO_METAL_ROLE, seriesRoles }] = await Promise.all([
-      import('../series/context.js'),
-      import('../build/offline-deps.js'),
-      import('../build/suite.js'),
-      import('../series/config.js'),
-    ]);
     verifyDepsDir(o.cwd, o.depsDir);
     const ctx = await loadContext(o);
     // The twin runs the series' Metal-only files; a series without them has nothing for it.

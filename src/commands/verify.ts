@@ -2,7 +2,11 @@ import { formatItems, type ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
-import type { ReadinessItemsOptions } from '../readiness/readiness-report.js';
+import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
+import { loadContext } from '../series/context.js';
+import { verifyDepsDir } from '../build/offline-deps.js';
+import { verifySeriesNotEmpty } from '../series/plan.js';
+import { seriesRoles } from '../series/config.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
@@ -55,17 +59,8 @@ export const verifyCommand = defineCommand({
 });
 
 async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>> {
-  const [{ loadContext }, { verifyDepsDir }, { readinessItems }] = await Promise.all([
-    import('../series/context.js'),
-    import('../build/offline-deps.js'),
-    import('../readiness/readiness-report.js'),
-  ]);
   verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
-  const [{ verifySeriesNotEmpty }, { seriesRoles }] = await Promise.all([
-    import('../series/plan.js'),
-    import('../series/config.js'),
-  ]);
   verifySeriesNotEmpty((await ctx.project()).plan, 'verify');
   if (options.requireMetal && seriesRoles(ctx.config).metal === null)
     throw new UserError(

@@ -54,45 +54,11 @@ export function verifyWorkdir(workdir: string, projectRoot: string, origin: stri
   }
 }
 
-let collator: Intl.Collator | undefined;
-
 /**
- * Printable ASCII in the order the English collator gives it, upper case left out: a capital
- * letter weighs as its small letter, and comes after it only when nothing else differs.
- */
-const ENGLISH_ASCII_ORDER = ' _-,;:!?.\'"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz';
-const WEIGHT = new Int8Array(128).fill(-1);
-for (let i = 0; i < ENGLISH_ASCII_ORDER.length; i++) {
-  const code = ENGLISH_ASCII_ORDER.charCodeAt(i);
-  WEIGHT[code] = i;
-  if (code >= 97 && code <= 122) WEIGHT[code - 32] = i;
-}
-
-const isPrintableAscii = (text: string) => /^[ -~]*$/.test(text);
-
-/**
- * Orders paths as English does (case and punctuation as `localeCompare` weighs them there),
- * whatever the user's locale: what depends on the order (the input hash, the files a rewrite
- * lists) is the same on every machine. The user's own locale would put `aa.h` after `b.h` in Danish.
- * Printable ASCII, which paths nearly always are, is compared here with the collator's own weights
- * (making a collator takes milliseconds); anything else goes to `Intl.Collator('en')`.
+ * Orders paths by their UTF-16 code units, as git and `Array.prototype.sort` do. Unlike
+ * `localeCompare` it gives the same order in every locale, so what depends on it (the input hash,
+ * the files a rewrite lists) is the same on every machine.
  */
 export function comparePaths(a: string, b: string): number {
-  if (a === b) return 0;
-  if (!isPrintableAscii(a) || !isPrintableAscii(b)) {
-    collator ??= new Intl.Collator('en');
-    return collator.compare(a, b);
-  }
-  // First the letters and signs, ignoring case; then the shorter first; then small before capital.
-  let caseOrder = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    const difference = (WEIGHT[x] as number) - (WEIGHT[y] as number);
-    if (difference !== 0) return Math.sign(difference);
-    if (caseOrder === 0) caseOrder = x > y ? -1 : 1;
-  }
-  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
-  return caseOrder;
+  return a < b ? -1 : a > b ? 1 : 0;
 }

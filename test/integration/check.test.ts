@@ -129,8 +129,8 @@ describe('check --against', () => {
       }),
     );
     expect(reasons(merged!)).toEqual([
-      'templates/{{header_path}}: mlx/backend/metal/storage_view.h: already_applied',
       'templates/mlx/backend/metal/storage_view.cpp: mlx/backend/metal/storage_view.cpp: already_applied',
+      'templates/{{header_path}}: mlx/backend/metal/storage_view.h: already_applied',
       `0001-metal-cmake.patch: ${CMAKE}: already_applied`,
       `0002-docs.patch: ${DOCS}: already_applied`,
     ]);

@@ -71,11 +71,11 @@ describe('layers', () => {
     expect(show(importsIn(FEATURES).filter((i) => ['commands', 'cli.ts'].includes(folderOf(i.target))))).toEqual([]);
   });
 
-  it('commands/ load at start only feature files that do no I/O; the rest with import() when the command runs', () => {
-    const eager = importsIn(['commands']).filter(
-      (i) => FEATURES.includes(folderOf(i.target)) && !i.typeOnly && !i.lazy && !doesNoIo(i.target),
-    );
-    expect(show(eager)).toEqual([]);
+  it('cli.ts loads each command with one import(), and nothing below it uses import()', () => {
+    const cli = importsOf('cli.ts').filter((i) => folderOf(i.target) === 'commands' && !i.typeOnly);
+    expect(show(cli.filter((i) => !i.lazy))).toEqual([]);
+    expect(new Set(cli.map((i) => i.target)).size).toBe(cli.length);
+    expect(show(importsIn(['commands', ...FEATURES]).filter((i) => i.lazy))).toEqual([]);
   });
 
   it('core/ imports only from core/', () => {

@@ -463,8 +463,7 @@ export class Git {
     const only = paths === undefined ? [] : ['--', ...paths];
     // Literal pathspecs only for the paths given: without paths, stash removes the untracked files it saved through
     // the `:/` pathspec, which a literal reading does not match, and they would stay behind.
-    const literal =
-      paths === undefined ? this : this.withEnv({ GIT_LITERAL_PATHSPECS: '1' });
+    const literal = paths === undefined ? this : this.withEnv({ GIT_LITERAL_PATHSPECS: '1' });
     const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
     try {
       await literal.raw(args, { echo: true });

@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import { verifyNotOption } from '../core/git-values.js';
+import { verifyRevisionOption } from '../core/git-values.js';
 import type { BumpData } from '../series/bump-series.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
@@ -47,7 +47,7 @@ export const bumpCommand = defineCommand({
 });
 
 async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
-  if (options.to !== undefined) verifyNotOption('--to', options.to.trim());
+  if (options.to !== undefined) verifyRevisionOption('--to', options.to.trim());
   const [{ loadContext }, { abortBump, bumpTo, continueBump }] = await Promise.all([
     import('../series/context.js'),
     import('../series/bump-series.js'),

@@ -1,6 +1,6 @@
 import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../series/drift-report.js';
 import { UserError } from '../core/errors.js';
-import { verifyNotOption } from '../core/git-values.js';
+import { verifyRevisionOption } from '../core/git-values.js';
 import type { Sanitizer } from '../build/sanitize.js';
 import { buildOptions, jobsOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
@@ -79,7 +79,7 @@ interface CheckCommandOptions extends GlobalOptions {
 }
 
 async function check(options: CheckCommandOptions): Promise<CommandResult<CheckData>> {
-  for (const ref of options.against) verifyNotOption('--against', ref.trim());
+  for (const ref of options.against) verifyRevisionOption('--against', ref.trim());
   const buildOnly = [
     options.tests !== undefined && '--tests',
     options.debug && '--debug',

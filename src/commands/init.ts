@@ -1,5 +1,5 @@
 import { UserError } from '../core/errors.js';
-import { verifyNotOption } from '../core/git-values.js';
+import { verifyRevisionOption } from '../core/git-values.js';
 import type { InitData } from '../series/init.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
@@ -44,8 +44,8 @@ async function init(options: InitOptions): Promise<CommandResult<InitData>> {
         hint: 'For example `mlx-storage-pr init --project ../my-fix --from my-fix --mlx-repo ~/src/mlx`.',
       },
     );
-  verifyNotOption('--from', from);
-  if (options.pin !== undefined) verifyNotOption('--pin', options.pin.trim());
+  verifyRevisionOption('--from', from);
+  if (options.pin !== undefined) verifyRevisionOption('--pin', options.pin.trim());
   const { initProject } = await import('../series/init.js');
   const data = await initProject({
     cwd: options.cwd,

@@ -14,6 +14,21 @@ export function verifyNotOption(option: string, value: string): void {
 }
 
 /**
+ * Refuses a commit, branch or tag given as `option` that git would read as
+ * something else: an option (a leading '-') or a refspec (`+src:dst` makes a
+ * fetch write the ref `dst`). No ref name holds ':' or starts with '+'.
+ */
+export function verifyRevisionOption(option: string, value: string): void {
+  verifyNotOption(option, value);
+  // eslint-disable-next-line no-control-regex
+  if (!value.startsWith('+') && !/[:\x00-\x20\x7f]/.test(value)) return;
+  throw new UserError('USAGE', `${option} ${value} is no commit, branch or tag: git would read it as a refspec.`, {
+    hint: `Give ${option} a commit id, a branch or a tag (no ':', no leading '+', no spaces).`,
+    details: { option, value },
+  });
+}
+
+/**
  * Why `name` is not a branch name, or null when it is one: the rules of
  * `git check-ref-format --branch` for refs/heads/<name>, and the names git
  * would read as something other than a branch here: `HEAD`, a full `refs/...`

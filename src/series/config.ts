@@ -113,7 +113,8 @@ export const ConfigSchema = z
       .regex(/^[A-Za-z0-9._/-]+$/, 'must be a valid git branch name')
       .superRefine((name, ctx) => {
         const problem = branchNameProblem(name);
-        if (problem !== null) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be a branch name: ${problem}` });
+        if (problem !== null)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be a branch name: ${problem}` });
       })
       .default('mlx-storage-pr')
       .describe('Local branch in the checkout that holds the applied series.'),

@@ -42,6 +42,15 @@ describe('a git option given as a ref, a URL or a source', () => {
     expect(snapshot(path.join(project, '.work', 'mlx'))).toBe(before);
   });
 
+  it('bump --to a refspec (+src:dst): refused, no ref of the checkout written', async () => {
+    const checkout = path.join(project, '.work', 'mlx');
+    const before = refsOf(checkout);
+    const result = await cli(['bump', '--to', '+main:refs/heads/written-by-fetch']);
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.json.error.message).toContain('--to');
+    expect(refsOf(checkout)).toEqual(before);
+  });
+
   it('check --against: refused as a usage error', async () => {
     const { value, marker } = smuggled();
     const result = await cli(['check', `--against=${value}`]);
@@ -217,7 +226,7 @@ describe('GIT_* variables of the caller (a git hook, an IDE task) pointing at an
   let project: string;
   let checkout: string;
 
-  beforeEach(async () => {
+  beforeEach(() => {
     upstream = makeUpstream();
     project = makeProject(upstream.sha);
     checkout = path.join(project, '.work', 'mlx');

@@ -181,6 +181,23 @@ describe('a branch name git would read as something else', () => {
     }
   });
 
+  it('the rules are git check-ref-format --branch, plus HEAD, @ and refs/... refused', async () => {
+    const { branchNameProblem } = await import('../../src/core/git-values.js');
+    const { execFileSync } = await import('node:child_process');
+    const names = ['a', 'a/b', 'a.b', 'a-b', 'v1.2', 'a..b', 'a.lock', 'a/.b', '.a', 'a.', 'a/', '/a', 'a//b', 'a b'];
+    names.push('a~1', 'a^', 'a:b', 'a?', 'a*', 'a[b', 'a\\b', 'a@{b', '@', '-a', 'a\tb', 'naïve', 'a/b.lock/c', 'x@y');
+    const extra = new Set(['HEAD', '@', 'refs/heads/main', 'refs/x']);
+    for (const name of [...names, ...extra]) {
+      let gitTakes = true;
+      try {
+        execFileSync('git', ['check-ref-format', '--branch', name], { stdio: 'pipe', cwd: tempDir() });
+      } catch {
+        gitTakes = false;
+      }
+      expect(branchNameProblem(name) === null, name).toBe(gitTakes && !extra.has(name));
+    }
+  });
+
   it('valid names still pass: nested, with dots and dashes inside', async () => {
     const upstream = makeUpstream();
     const project = makeProject(upstream.sha);

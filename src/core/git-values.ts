@@ -5,10 +5,14 @@ import { UserError } from './errors.js';
  * an option (`--upload-pack=<command>` runs the command): a usage error
  * before any work. No ref name, remote name or URL starts with '-'.
  */
-export function verifyNotOption(option: string, value: string): void {
+export function verifyNotOption(
+  option: string,
+  value: string,
+  hint = `Give ${option} a URL, a remote or a path (a folder whose name starts with "-": ./${value}).`,
+): void {
   if (!value.startsWith('-')) return;
   throw new UserError('USAGE', `${option} ${value}: a value that starts with "-" would reach git as an option.`, {
-    hint: `Give ${option} a branch, tag, commit, URL or path (a folder named so: ./${value}).`,
+    hint,
     details: { option, value },
   });
 }
@@ -19,11 +23,12 @@ export function verifyNotOption(option: string, value: string): void {
  * fetch write the ref `dst`). No ref name holds ':' or starts with '+'.
  */
 export function verifyRevisionOption(option: string, value: string): void {
-  verifyNotOption(option, value);
+  const hint = `Give ${option} a commit id, a branch or a tag (no leading '-' or '+', no ':', no spaces).`;
+  verifyNotOption(option, value, hint);
   // eslint-disable-next-line no-control-regex
   if (!value.startsWith('+') && !/[:\x00-\x20\x7f]/.test(value)) return;
-  throw new UserError('USAGE', `${option} ${value} is no commit, branch or tag: git would read it as a refspec.`, {
-    hint: `Give ${option} a commit id, a branch or a tag (no ':', no leading '+', no spaces).`,
+  throw new UserError('USAGE', `${option} ${value} is no commit, branch or tag: git would read it as a refspec (+src:dst).`, {
+    hint,
     details: { option, value },
   });
 }

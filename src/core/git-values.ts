@@ -27,10 +27,14 @@ export function verifyRevisionOption(option: string, value: string): void {
   verifyNotOption(option, value, hint);
   // eslint-disable-next-line no-control-regex
   if (!value.startsWith('+') && !/[:\x00-\x20\x7f]/.test(value)) return;
-  throw new UserError('USAGE', `${option} ${value} is no commit, branch or tag: git would read it as a refspec (+src:dst).`, {
-    hint,
-    details: { option, value },
-  });
+  throw new UserError(
+    'USAGE',
+    `${option} ${value} is no commit, branch or tag: git would read it as a refspec (+src:dst).`,
+    {
+      hint,
+      details: { option, value },
+    },
+  );
 }
 
 /**

@@ -3,6 +3,8 @@ import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
 import { helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
+import { mapJsonStrings } from './core/json.js';
+import { redactUrls } from './core/redact.js';
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { ProcessError } from './adapters/process-error.js';
@@ -57,7 +59,8 @@ function helpWidth(stdout: Io['stdout']): number {
 const USAGE_HINT = 'Run `mlx-storage-pr --help` for usage.';
 
 /** A usage error: the message on stderr and, under --json, one JSON object on stdout. */
-function usageFailure(io: Io, message: string, hint: string = USAGE_HINT): number {
+function usageFailure(io: Io, given: string, hint: string = USAGE_HINT): number {
+  const message = redactUrls(given);
   const dashdash = io.argv.indexOf('--');
   if ((dashdash < 0 ? io.argv : io.argv.slice(0, dashdash)).includes('--json')) {
     io.stdout.write(
@@ -195,11 +198,11 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     const completed = completedStep();
     if (io.signal?.aborted && completed === null) throw new InterruptedError({ finished: true });
     const interrupted = io.signal?.aborted ? { interrupted: `after ${completed} completed` } : {};
-    if (json)
-      io.stdout.write(
-        `${JSON.stringify({ ok: (result.exitCode ?? 0) === 0, ...result.data, ...interrupted }, null, 2)}\n`,
-      );
-    else io.stdout.write(result.lines.map((l) => `${l}\n`).join(''));
+    // What the tool prints names no URL's user part (a token in --mlx-repo), whoever put it there.
+    if (json) {
+      const report = mapJsonStrings({ ok: (result.exitCode ?? 0) === 0, ...result.data, ...interrupted }, redactUrls);
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else io.stdout.write(result.lines.map((l) => `${redactUrls(l)}\n`).join(''));
     if (io.signal?.aborted)
       io.stderr.write(`Ctrl-C: interrupted after ${completed} completed; the result above is done.\n`);
     return result.exitCode ?? ExitCode.ok;
@@ -216,16 +219,20 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
           ok: false,
           error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null },
         };
-        io.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(mapJsonStrings(payload, redactUrls), null, 2)}\n`);
       }
-      io.stderr.write(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+      io.stderr.write(redactUrls(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`));
       return error.exitCode;
     }
     const err = error as Error;
     if (json)
-      io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: err.message } }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: redactUrls(err.message) } }, null, 2)}\n`,
+      );
     io.stderr.write(
-      `internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`,
+      redactUrls(
+        `internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`,
+      ),
     );
     return ExitCode.internal;
   }

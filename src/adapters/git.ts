@@ -2,12 +2,27 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { permissionDenied } from '../core/errors.js';
-import { definedEnv, type Env } from './env.js';
+import { permissionDenied, UserError } from '../core/errors.js';
+import { definedEnv, type Env, withoutRepositoryVariables } from './env.js';
 import type { Logger } from './log.js';
 import { pausePoint } from './interrupt.js';
 import { orFailure, ProcessError } from './process-error.js';
 import { runDirect } from './process.js';
+
+/**
+ * `values` (refs, commit ids, URLs, remote names), refused when one starts with '-': git would read
+ * it as an option (`--upload-pack=<command>` runs the command). Commands reject such values before they
+ * reach here; this keeps any that slips through from reaching git.
+ */
+function operands(...values: string[]): string[] {
+  const option = values.find((v) => v.startsWith('-'));
+  if (option !== undefined)
+    throw new UserError('USAGE', `"${option}" starts with "-": git would take it as an option, so it was not run.`, {
+      hint: 'Name a branch, tag, commit or URL (a folder whose name starts with "-": ./<name>).',
+      details: { value: option },
+    });
+  return values;
+}
 
 /** `run`'s output, or '' when git exited 1: how `rev-parse --verify --quiet` and `symbolic-ref --quiet` answer "no such ref". */
 async function orAbsent(run: Promise<string>): Promise<string> {
@@ -64,18 +79,23 @@ async function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessE
 export class Git {
   private readonly processEnv: NodeJS.ProcessEnv;
 
-  /** `env` is the whole environment git runs with (the command's injected one), not additions to process.env. */
+  /**
+   * `env` is the whole environment git runs with (the command's injected one), not additions to
+   * process.env, less the variables that would point git at another repository than `dir`'s
+   * (a git hook's GIT_DIR, GIT_INDEX_FILE, ...); `own` are the tool's own settings, set after that.
+   */
   constructor(
     readonly dir: string,
     private readonly log: Logger,
     private readonly env: Env,
+    private readonly own: Env = {},
   ) {
-    this.processEnv = { ...definedEnv(env), LC_ALL: 'C' };
+    this.processEnv = { ...definedEnv({ ...withoutRepositoryVariables(env), ...own }), LC_ALL: 'C' };
   }
 
   /** The same folder with a separate index file, for building trees without touching the user's index. */
   withIndex(indexFile: string): Git {
-    return new Git(this.dir, this.log, { ...this.env, GIT_INDEX_FILE: indexFile });
+    return this.withEnv({ GIT_INDEX_FILE: indexFile });
   }
 
   async raw(args: string[], options: { echo?: boolean } = {}): Promise<string> {
@@ -97,11 +117,14 @@ export class Git {
     const args = ['fetch', '--quiet', '--no-tags'];
     if (options.depth !== undefined) args.push('--depth', String(options.depth));
     if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
-    await pausePoint('fetch-started', this.raw([...args, source, commit], { echo: true }));
+    await pausePoint(
+      'fetch-started',
+      this.raw([...args, '--end-of-options', ...operands(source, commit)], { echo: true }),
+    );
   }
 
   async lsRemote(source: string): Promise<void> {
-    await this.raw(['ls-remote', '--quiet', source, 'HEAD']);
+    await this.raw(['ls-remote', '--quiet', '--end-of-options', ...operands(source), 'HEAD']);
   }
 
   /**
@@ -109,7 +132,7 @@ export class Git {
    * them: by whole trailing path components), peeled tags as `<ref>^{}`.
    */
   async remoteRefs(source: string, patterns: readonly string[]): Promise<Array<{ ref: string; commit: string }>> {
-    const out = await this.raw(['ls-remote', '--quiet', source, ...patterns]);
+    const out = await this.raw(['ls-remote', '--quiet', '--end-of-options', ...operands(source, ...patterns)]);
     return out
       .split('\n')
       .map((line) => /^([0-9a-f]{40})\t(.+)$/.exec(line))
@@ -126,7 +149,10 @@ export class Git {
     const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
     if (options.depth !== undefined) args.push('--depth', String(options.depth));
     if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
-    await pausePoint('fetch-started', this.raw([...args, source, ...commits], { echo: true }));
+    await pausePoint(
+      'fetch-started',
+      this.raw([...args, '--end-of-options', ...operands(source, ...commits)], { echo: true }),
+    );
   }
 
   /** The commit `rev` names (`<rev>^{commit}`), or null when there is none. */
@@ -186,7 +212,7 @@ export class Git {
   async fileAt(commit: string, file: string): Promise<string | null> {
     try {
       // `^{commit}` makes an unknown commit its own error, not "path does not exist".
-      return await this.raw(['show', `${commit}^{commit}:${file}`]);
+      return await this.raw(['show', '--end-of-options', `${operands(commit)[0]}^{commit}:${file}`]);
     } catch (error) {
       // Only "no such path in that commit" means absent; a missing commit or a broken repository is a failure.
       if (
@@ -221,7 +247,7 @@ export class Git {
         `-A${after}`,
         '-e',
         pattern,
-        `${commit}^{commit}`,
+        `${operands(commit)[0]}^{commit}`,
         '--',
         ...pathspecs,
       ]);
@@ -279,7 +305,7 @@ export class Git {
   }
 
   async readTree(treeish: string): Promise<void> {
-    await this.raw(['read-tree', treeish]);
+    await this.raw(['read-tree', '--end-of-options', ...operands(treeish)]);
   }
 
   /** Writes files as blobs; returns their ids in the same order. */
@@ -318,7 +344,7 @@ export class Git {
   }
 
   async catBlob(blob: string): Promise<string> {
-    return this.raw(['cat-file', 'blob', blob]);
+    return this.raw(['cat-file', 'blob', ...operands(blob)]);
   }
 
   async commitTree(tree: string, parent: string, message: string): Promise<string> {
@@ -330,8 +356,8 @@ export class Git {
       GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
       GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
     };
-    const git = new Git(this.dir, this.log, { ...this.env, ...env });
-    return (await git.raw(['commit-tree', tree, '-p', parent, '-m', message])).trim();
+    const git = this.withEnv(env);
+    return (await git.raw(['commit-tree', ...operands(tree), '-p', parent, '-m', message])).trim();
   }
 
   /**
@@ -365,18 +391,34 @@ export class Git {
       '--src-prefix=a/',
       '--dst-prefix=b/',
     ];
-    return this.raw([...config, 'diff', ...flags, from, to, '--', ...paths]);
+    return this.raw([...config, 'diff', ...flags, '--end-of-options', ...operands(from, to), '--', ...paths]);
   }
 
   /** Paths that differ between two tree-ish values. */
   async changedPaths(from: string, to: string): Promise<string[]> {
-    const out = await this.raw(['diff', '--name-only', '-z', '--no-renames', from, to, '--']);
+    const out = await this.raw([
+      'diff',
+      '--name-only',
+      '-z',
+      '--no-renames',
+      '--end-of-options',
+      ...operands(from, to),
+      '--',
+    ]);
     return out.split('\0').filter(Boolean);
   }
 
   /** Objects reachable from `commit` but not from `base` that this repository lacks (its alternates included). */
   async missingObjects(commit: string, base: string): Promise<string[]> {
-    const out = await this.raw(['rev-list', '--objects', '--missing=print', commit, '--not', base, '--']);
+    const out = await this.raw([
+      'rev-list',
+      '--objects',
+      '--missing=print',
+      ...operands(commit),
+      '--not',
+      ...operands(base),
+      '--',
+    ]);
     return out
       .split('\n')
       .filter((line) => line.startsWith('?'))
@@ -385,7 +427,16 @@ export class Git {
 
   /** Paths where the working tree differs from a tree-ish. */
   async worktreeDiff(treeish: string, paths: readonly string[] = []): Promise<string[]> {
-    const out = await this.raw(['diff', '--name-only', '-z', '--no-renames', treeish, '--', ...paths]);
+    const out = await this.raw([
+      'diff',
+      '--name-only',
+      '-z',
+      '--no-renames',
+      '--end-of-options',
+      ...operands(treeish),
+      '--',
+      ...paths,
+    ]);
     return out.split('\0').filter(Boolean);
   }
 
@@ -394,13 +445,13 @@ export class Git {
    * changes would be overwritten; `force` overwrites them, and writes files an earlier checkout left out.
    */
   async checkoutBranch(branch: string, commit: string, options: { force?: boolean } = {}): Promise<void> {
-    await this.raw(['checkout', '--quiet', ...(options.force ? ['--force'] : []), '-B', branch, commit], {
+    await this.raw(['checkout', '--quiet', ...(options.force ? ['--force'] : []), '-B', ...operands(branch, commit)], {
       echo: true,
     });
   }
 
   async checkoutDetached(commit: string): Promise<void> {
-    await this.raw(['checkout', '--quiet', '--detach', commit], { echo: true });
+    await this.raw(['checkout', '--quiet', '--detach', ...operands(commit)], { echo: true });
   }
 
   /**
@@ -412,8 +463,7 @@ export class Git {
     const only = paths === undefined ? [] : ['--', ...paths];
     // Literal pathspecs only for the paths given: without paths, stash removes the untracked files it saved through
     // the `:/` pathspec, which a literal reading does not match, and they would stay behind.
-    const literal =
-      paths === undefined ? this : new Git(this.dir, this.log, { ...this.env, GIT_LITERAL_PATHSPECS: '1' });
+    const literal = paths === undefined ? this : this.withEnv({ GIT_LITERAL_PATHSPECS: '1' });
     const args = ['stash', 'push', '--include-untracked', '--quiet', '-m', message, ...only];
     try {
       await literal.raw(args, { echo: true });
@@ -432,12 +482,12 @@ export class Git {
   }
 
   async updateRef(ref: string, commit: string): Promise<void> {
-    await this.raw(['update-ref', ref, commit]);
+    await this.raw(['update-ref', '--end-of-options', ...operands(ref, commit)]);
   }
 
   /** The same folder with more environment (e.g. what network commands need); the rest is kept. */
   withEnv(extra: Env): Git {
-    return new Git(this.dir, this.log, { ...this.env, ...extra });
+    return new Git(this.dir, this.log, this.env, { ...this.own, ...extra });
   }
 
   /** The commit `ref` names, or null when there is no such ref. */
@@ -450,7 +500,7 @@ export class Git {
   async commitContent(
     commit: string,
   ): Promise<{ tree: string; parents: string[]; message: string; author: string; committer: string }> {
-    const out = await this.raw(['cat-file', 'commit', commit]);
+    const out = await this.raw(['cat-file', 'commit', ...operands(commit)]);
     const end = out.indexOf('\n\n');
     const header = end < 0 ? out : out.slice(0, end);
     const lines = header.split('\n');
@@ -511,7 +561,9 @@ export class Git {
 
   /** Every URL a push to `remote` goes to, with insteadOf and pushInsteadOf applied. */
   async remotePushUrls(remote: string): Promise<string[]> {
-    return (await this.raw(['remote', 'get-url', '--push', '--all', remote])).split('\n').filter(Boolean);
+    return (await this.raw(['remote', 'get-url', '--push', '--all', '--end-of-options', ...operands(remote)]))
+      .split('\n')
+      .filter(Boolean);
   }
 
   /** The `url.<base>.pushInsteadOf` rules of git's configuration, as [base, prefix] pairs. */
@@ -529,12 +581,12 @@ export class Git {
 
   /** `url` with the insteadOf rules of git's configuration applied. */
   async expandUrl(url: string): Promise<string> {
-    return (await this.raw(['ls-remote', '--get-url', url])).trim();
+    return (await this.raw(['ls-remote', '--get-url', '--end-of-options', ...operands(url)])).trim();
   }
 
   /** The ids of `refs` (full names) on the remote; absent refs are left out. */
   async remoteRefIds(url: string, refs: readonly string[]): Promise<Map<string, string>> {
-    const out = await this.raw(['ls-remote', '--', url, ...refs], { echo: true });
+    const out = await this.raw(['ls-remote', '--end-of-options', ...operands(url, ...refs)], { echo: true });
     const found = new Map<string, string>();
     for (const line of out.split('\n')) {
       const [id, ref] = line.split('\t');
@@ -546,7 +598,12 @@ export class Git {
   /** Fetches `refspecs` (`+src:dst`) from `url`, no tags. */
   async fetchRefs(url: string, refspecs: readonly string[]): Promise<void> {
     if (refspecs.length === 0) return;
-    await this.raw(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', url, ...refspecs], { echo: true });
+    await this.raw(
+      ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--end-of-options', ...operands(url), ...refspecs],
+      {
+        echo: true,
+      },
+    );
   }
 
   /**
@@ -561,7 +618,9 @@ export class Git {
   ): Promise<string> {
     const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expect ?? ''}`);
     const refspecs = updates.map((u) => `${u.commit}:${u.ref}`);
-    return this.raw(['push', '--atomic', '--porcelain', ...leases, url, ...refspecs], { echo: true });
+    return this.raw(['push', '--atomic', '--porcelain', ...leases, '--end-of-options', ...operands(url), ...refspecs], {
+      echo: true,
+    });
   }
 
   /** True when this repository holds only part of its history (a `--depth` fetch). */
@@ -571,7 +630,11 @@ export class Git {
 
   /** The committer time of `commit`, in seconds since 1970. */
   async commitTime(commit: string): Promise<number> {
-    return Number((await this.raw(['log', '-1', '--format=%ct', `${commit}^{commit}`, '--'])).trim());
+    return Number(
+      (
+        await this.raw(['log', '-1', '--format=%ct', '--end-of-options', `${operands(commit)[0]}^{commit}`, '--'])
+      ).trim(),
+    );
   }
 
   /**
@@ -587,13 +650,13 @@ export class Git {
   ): Promise<void> {
     const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', `--shallow-since=${since}`];
     if (options.local) args.push('--upload-pack=git -c pack.window=0 upload-pack');
-    await this.raw([...args, source, ...commits], { echo: true });
+    await this.raw([...args, '--end-of-options', ...operands(source, ...commits)], { echo: true });
   }
 
   /** True when `ancestor` is `commit` or one of its ancestors. */
   async isAncestor(ancestor: string, commit: string): Promise<boolean> {
     try {
-      await this.raw(['merge-base', '--is-ancestor', ancestor, commit]);
+      await this.raw(['merge-base', '--is-ancestor', '--end-of-options', ...operands(ancestor, commit)]);
       return true;
     } catch (error) {
       if (error instanceof ProcessError && error.exitCode === 1) return false;
@@ -607,7 +670,8 @@ export class Git {
     exclude: readonly string[],
     max: number,
   ): Promise<{ commits: Array<{ commit: string; author: string; subject: string }>; total: number }> {
-    const not = exclude.length ? ['--not', ...exclude] : [];
+    const not = exclude.length ? ['--not', ...operands(...exclude)] : [];
+    operands(include);
     const total = Number((await this.raw(['rev-list', '--count', include, ...not, '--'])).trim());
     const out = await this.raw(['log', `--max-count=${max}`, '--format=%H%x00%an <%ae>%x00%s', include, ...not, '--']);
     const commits = out
@@ -622,7 +686,14 @@ export class Git {
 
   /** `rev-list --reverse --parents from..to`: the commits of the range, oldest first, each with its parents. */
   async rangeCommits(from: string, to: string): Promise<Array<{ commit: string; parents: string[] }>> {
-    const out = await this.raw(['rev-list', '--reverse', '--parents', `${from}..${to}`, '--']);
+    const out = await this.raw([
+      'rev-list',
+      '--reverse',
+      '--parents',
+      '--end-of-options',
+      `${operands(from)[0]}..${to}`,
+      '--',
+    ]);
     return out
       .split('\n')
       .filter(Boolean)
@@ -641,8 +712,9 @@ export class Git {
     parent: string,
     commit: string,
   ): Promise<Array<{ path: string; oldMode: string; newMode: string; binary: boolean }>> {
-    const raw = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit, '--']);
-    const numstat = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--numstat', parent, commit, '--']);
+    const pair = ['--end-of-options', ...operands(parent, commit)];
+    const raw = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--raw', ...pair, '--']);
+    const numstat = await this.raw(['diff-tree', '-r', '-z', '--no-renames', '--numstat', ...pair, '--']);
     const binary = new Set<string>();
     // With -z and no rename detection each record is `added<TAB>removed<TAB>path<NUL>`.
     for (const record of numstat.split('\0')) {
@@ -670,9 +742,18 @@ export class Git {
    * default 50%): `from` is the old path of a rename, else the same as `path`.
    */
   async renamedChanges(from: string, to: string): Promise<Array<{ path: string; from: string }>> {
-    const parts = (await this.raw(['diff', '-z', '--raw', '--find-renames', '--no-ext-diff', from, to, '--'])).split(
-      '\0',
-    );
+    const parts = (
+      await this.raw([
+        'diff',
+        '-z',
+        '--raw',
+        '--find-renames',
+        '--no-ext-diff',
+        '--end-of-options',
+        ...operands(from, to),
+        '--',
+      ])
+    ).split('\0');
     const changes: Array<{ path: string; from: string }> = [];
     for (let i = 0; i < parts.length; i++) {
       const status = /^:\d{6} \d{6} [0-9a-f]+ [0-9a-f]+ ([A-Z])/.exec(parts[i] as string)?.[1];
@@ -723,7 +804,7 @@ export class Git {
 
   /** The mode (`100644`, `100755`) of `file` at `commit`, or null when the commit has no such file. */
   async fileMode(commit: string, file: string): Promise<string | null> {
-    const out = await this.raw(['ls-tree', `${commit}^{commit}`, '--', file]);
+    const out = await this.raw(['ls-tree', '--end-of-options', `${operands(commit)[0]}^{commit}`, '--', file]);
     return /^(\d+) /.exec(out)?.[1] ?? null;
   }
 

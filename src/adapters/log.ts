@@ -1,3 +1,5 @@
+import { redactUrls } from '../core/redact.js';
+
 /**
  * Human output. Everything goes to stderr so stdout stays free for `--json`
  * and for a command's final summary.
@@ -14,7 +16,8 @@ export interface Logger {
 
 export function createLogger(options: { verbose?: boolean; stream?: NodeJS.WritableStream } = {}): Logger {
   const stream = options.stream ?? process.stderr;
-  const write = (line: string) => stream.write(`${line}\n`);
+  // A URL's user part (a token in --mlx-repo) is never printed, in a message or an echoed command.
+  const write = (line: string) => stream.write(`${redactUrls(line)}\n`);
   return {
     stream,
     info: write,

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import { definedEnv, type Env } from './env.js';
+import { definedEnv, type Env, withoutRepositoryVariables } from './env.js';
 import { childControl, childStoppedBy, InterruptedError, stopIfInterrupted, track } from './interrupt.js';
 import type { Logger } from './log.js';
 import { ProcessError, quote } from './process-error.js';
@@ -49,6 +49,10 @@ export interface RunOptions {
  * - `runPipe`: `first | second`.
  *
  * Callers to whom a failure is an answer use `orFailure` (process-error.ts).
+ * No program gets the variables that point git at a repository (a git
+ * hook's GIT_DIR, ...): a git started by CMake or by the tool acts on the
+ * folder it runs in. `runDirect`'s caller, the git adapter, removes them
+ * itself, as it sets its own (a temporary index).
  */
 
 /**
@@ -76,7 +80,7 @@ export async function runLogged(
   const { execa } = await loadExeca();
   const child = execa(command, args, {
     cwd: options.cwd,
-    env: definedEnv(options.env),
+    env: definedEnv(withoutRepositoryVariables(options.env)),
     extendEnv: false,
     all: true,
     reject: false,
@@ -160,7 +164,7 @@ async function capture(command: string, args: readonly string[], options: Captur
   const result = await execa(command, args, {
     reject: false,
     all: true,
-    env: definedEnv(options.env),
+    env: definedEnv(withoutRepositoryVariables(options.env)),
     extendEnv: false,
     detached: control.detached,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
@@ -208,7 +212,7 @@ export async function runPipe(
   const shown = `${[first[0], ...first[1]].map(quote).join(' ')} | ${[second[0], ...second[1]].map(quote).join(' ')}`;
   const forget = track(shown);
   const common = {
-    env: definedEnv(options.env),
+    env: definedEnv(withoutRepositoryVariables(options.env)),
     extendEnv: false,
     detached: control.detached,
     ...(control.signal ? { cancelSignal: control.signal, killSignal: 'SIGINT' as const } : {}),

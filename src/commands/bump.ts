@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import { verifyRevisionOption } from '../core/git-values.js';
 import { abortBump, bumpTo, continueBump, type BumpData } from '../series/bump-series.js';
 import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
@@ -47,6 +48,7 @@ export const bumpCommand = defineCommand({
 });
 
 async function bump(options: BumpOptions): Promise<CommandResult<BumpData>> {
+  if (options.to !== undefined) verifyRevisionOption('--to', options.to.trim());
   const ctx = await loadContext(options);
   const ref = options.to?.trim();
   if ([ref !== undefined, options.continue, options.abort].filter(Boolean).length !== 1 || ref === '')

@@ -1,5 +1,6 @@
 import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../series/drift-report.js';
 import { UserError } from '../core/errors.js';
+import { verifyRevisionOption } from '../core/git-values.js';
 import type { Sanitizer } from '../build/sanitize.js';
 import { loadContext } from '../series/context.js';
 import { verifyDepsDir } from '../build/offline-deps.js';
@@ -81,6 +82,7 @@ interface CheckCommandOptions extends GlobalOptions {
 }
 
 async function check(options: CheckCommandOptions): Promise<CommandResult<CheckData>> {
+  for (const ref of options.against) verifyRevisionOption('--against', ref.trim());
   const buildOnly = [
     options.tests !== undefined && '--tests',
     options.debug && '--debug',

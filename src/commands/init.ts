@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import { verifyRevisionOption } from '../core/git-values.js';
 import { initProject, type InitData } from '../series/init.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
@@ -43,6 +44,8 @@ async function init(options: InitOptions): Promise<CommandResult<InitData>> {
         hint: 'For example `mlx-storage-pr init --project ../my-fix --from my-fix --mlx-repo ~/src/mlx`.',
       },
     );
+  verifyRevisionOption('--from', from);
+  if (options.pin !== undefined) verifyRevisionOption('--pin', options.pin.trim());
   const data = await initProject({
     cwd: options.cwd,
     env: options.env,

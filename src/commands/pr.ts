@@ -1,4 +1,5 @@
 import { UserError } from '../core/errors.js';
+import { verifyBranchOption, verifyNotOption } from '../core/git-values.js';
 import { withUpstreamCi } from '../build/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
 import { refreshPullRequest, type PrData, type PrOptions } from '../pull-request/refresh.js';
@@ -124,6 +125,9 @@ export const prCommand = defineCommand({
 });
 
 async function pr(options: PrCommandOptions): Promise<CommandResult<PrData | CiData>> {
+  // Before any work: both become git arguments (the fork a URL or remote, the branch a ref on the fork).
+  if (options.fork !== undefined) verifyNotOption('--fork', options.fork);
+  if (options.branch !== undefined) verifyBranchOption('--branch', options.branch);
   if (options.ci) return prCi(options);
   if (options.wait !== undefined)
     throw new UserError('USAGE', '--wait needs --ci: it waits for the CI of the pushed commit.', {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import { UserError } from '../core/errors.js';
+import { redactUrls } from '../core/redact.js';
 
 /**
  * The user's fork as a push target: what a repository URL names, whether it
@@ -198,9 +199,9 @@ export function hasHttpUser(location: RepoLocation): boolean {
   return location.kind === 'network' && /^https?$/.test(location.scheme) && location.user !== null;
 }
 
-/** `text` with the user part of every http(s) URL replaced by `***@`, and any Authorization header's value removed. */
+/** `text` with the user part of every URL replaced by `***@` (ssh user names kept), and any Authorization header's value removed. */
 export function redactSecrets(text: string): string {
-  return text.replace(/(https?:\/\/)[^\s/@'"]+@/gi, '$1***@').replace(/^(.*authorization:\s*).*$/gim, '$1***');
+  return redactUrls(text).replace(/^(.*authorization:\s*).*$/gim, '$1***');
 }
 
 /** This machine: a local git server (as in tests) may use plain http. */

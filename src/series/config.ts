@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { UserError } from '../core/errors.js';
+import { branchNameProblem } from '../core/git-values.js';
 import { parseJsonFile } from '../core/json.js';
 import { verifyInsideCheckout } from '../core/paths.js';
 import { renderTemplateText, type Variables } from './render.js';
@@ -110,6 +111,11 @@ export const ConfigSchema = z
     branch: z
       .string()
       .regex(/^[A-Za-z0-9._/-]+$/, 'must be a valid git branch name')
+      .superRefine((name, ctx) => {
+        const problem = branchNameProblem(name);
+        if (problem !== null)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be a branch name: ${problem}` });
+      })
       .default('mlx-storage-pr')
       .describe('Local branch in the checkout that holds the applied series.'),
     variables: VariablesSchema,

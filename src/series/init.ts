@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../adapters/log.js';
 import { PACKAGE_ROOT } from '../adapters/package-root.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
+import { branchNameProblem } from '../core/git-values.js';
 import { CONFIG_FILE, DEFAULT_UPSTREAM_URL, parseConfig, type Config } from './config.js';
 import { mlxVersion } from './repin.js';
 import { buildPlan } from './plan.js';
@@ -103,7 +104,7 @@ const BRANCH = /^[A-Za-z0-9._/-]+$/;
 export function branchFor(fullName: string, commit: string): string {
   const short =
     /^refs\/(?:heads|tags)\/(.+)$/.exec(fullName)?.[1] ?? /^refs\/remotes\/[^/]+\/(.+)$/.exec(fullName)?.[1];
-  if (short !== undefined && BRANCH.test(short) && !short.includes('..') && !short.endsWith('.lock')) return short;
+  if (short !== undefined && BRANCH.test(short) && branchNameProblem(short) === null) return short;
   return `mlx-${commit.slice(0, 12)}`;
 }
 

@@ -18,6 +18,9 @@ describe('init planning', () => {
     expect(branchFor('', id)).toBe('mlx-0123456789ab');
     expect(branchFor('refs/heads/a..b', id)).toBe('mlx-0123456789ab');
     expect(branchFor('refs/heads/naïve', id)).toBe('mlx-0123456789ab');
+    // Names the config would refuse (git's rules for a branch): the new project must load.
+    for (const bad of ['refs/remotes/origin/HEAD', 'refs/heads/.hidden', 'refs/tags/v1.', 'refs/heads/a/x.lock/b'])
+      expect(branchFor(bad, id), bad).toBe('mlx-0123456789ab');
   });
 
   it('orders files by their first change in the range; a renamed file counts from its old path', () => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { domainToASCII } from 'node:url';
 
 import { UserError } from '../core/errors.js';
 
@@ -75,9 +76,16 @@ function decodePath(text: string): string {
   }
 }
 
-/** Hosts that are another name of the same service (GitHub's ssh over port 443, the www. alias). */
+/**
+ * A host name as a resolver reads it: percent-decoded, through IDNA (which
+ * also lowercases and folds full-width letters), without the trailing dot of a
+ * fully qualified name; then the other names of the same service (GitHub's ssh
+ * over port 443, the www. alias).
+ */
 function canonicalHost(host: string): string {
-  const bare = host.replace(/^www\./, '');
+  const decoded = decodePath(host).toLowerCase();
+  const ascii = decoded.startsWith('[') ? decoded : domainToASCII(decoded) || decoded;
+  const bare = ascii.replace(/\.+$/, '').replace(/^www\./, '');
   return bare === 'ssh.github.com' ? 'github.com' : bare;
 }
 

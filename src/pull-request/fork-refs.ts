@@ -25,6 +25,8 @@ export type RepoLocation =
 
 /** `scheme://[user[:password]@]host[:port]/path`. */
 const URL_FORM = /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?/i;
+/** git's `<transport>::<address>` (a scheme's characters before `::`). */
+const HELPER_FORM = /^[a-z][a-z0-9+.-]*::(.*)$/is;
 /** git's scp-like form `[user@]host:path`: only when no slash comes before the first colon. */
 const SCP_FORM = /^(?:([^@/:]+)@)?([^/:]+):(.*)$/;
 
@@ -33,6 +35,9 @@ const SCP_FORM = /^(?:([^@/:]+)@)?([^/:]+):(.*)$/;
  * `[user@]host:path`, or a local path (resolved against `cwd`).
  */
 export function parseRepoLocation(location: string, cwd: string): RepoLocation {
+  // git's `<transport>::<address>`: the remote helper for <transport> goes to <address>.
+  const helper = HELPER_FORM.exec(location);
+  if (helper) return parseRepoLocation(helper[1] as string, cwd);
   const url = URL_FORM.exec(location);
   if (url) {
     const scheme = (url[1] as string).toLowerCase();

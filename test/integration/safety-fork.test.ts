@@ -374,6 +374,8 @@ describe('pr --push: the upstream host in another spelling', () => {
       'ssh://git@github.com.:22/ml-explore/mlx.git/',
       'ssh://git@%67ithub.com/ml-explore/mlx',
       'git://github.com./ml-explore/mlx',
+      // git's <transport>::<address>: git-remote-https connects to the address.
+      'https::https://github.com/ml-explore/mlx.git',
     ];
     git(w.checkout, 'remote', 'add', 'dotted', 'git@github.com.:ml-explore/mlx');
     git(w.checkout, 'config', 'url.https://github.com./ml-explore/.insteadOf', 'https://github.com/someone-else/');

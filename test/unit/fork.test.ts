@@ -42,6 +42,7 @@ describe('repository locations', () => {
       'https://\uff47\uff49\uff54\uff48\uff55\uff42.com/ml-explore/mlx',
       'git@github.com.:ml-explore/mlx.git',
       'ssh://git@GitHub.Com.:22/ml-explore/mlx.git/',
+      'https::https://github.com/ml-explore/mlx',
     ];
     expect(Object.fromEntries(forms.map((f) => [f, key(f)]))).toEqual(
       Object.fromEntries(forms.map((f) => [f, 'github.com/ml-explore/mlx'])),

@@ -2,6 +2,7 @@
  * Safety of the fork target (issue 23, items 3-5): a token in a URL is never
  * accepted nor printed, never sent over plain http to another machine (git or
  * the GitHub API), and git's pushInsteadOf rules cannot turn the push to upstream.
+ * Issue 37: nor can another path to the MLX source or another spelling of the upstream host.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';

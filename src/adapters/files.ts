@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { z } from 'zod';
@@ -52,6 +52,15 @@ export async function listFolder(dir: string): Promise<Array<{ name: string; isD
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * Device and inode of a file or folder, symlinks followed: one value for every
+ * path to it (a symlink, a bind mount, `..` detours). Null when it does not exist.
+ */
+export async function fileIdentity(file: string): Promise<string | null> {
+  const stats = await ifAbsent(stat(file, { bigint: true }), null);
+  return stats === null ? null : `${stats.dev}:${stats.ino}`;
 }
 
 /** Bytes a file or folder takes on disk (allocated blocks, as `du` counts), symlinks not followed. */

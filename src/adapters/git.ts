@@ -579,6 +579,20 @@ export class Git {
       });
   }
 
+  /**
+   * The folder holding this repository's objects and refs (`--git-common-dir`,
+   * made absolute): the same for a repository, its linked worktrees and a
+   * folder whose `.git` file points at it. Null when git does not read the
+   * folder as a repository.
+   */
+  async commonDir(): Promise<string | null> {
+    try {
+      return path.resolve(this.dir, (await this.raw(['rev-parse', '--git-common-dir'])).trim());
+    } catch {
+      return null;
+    }
+  }
+
   /** `url` with the insteadOf rules of git's configuration applied. */
   async expandUrl(url: string): Promise<string> {
     return (await this.raw(['ls-remote', '--get-url', '--end-of-options', ...operands(url)])).trim();

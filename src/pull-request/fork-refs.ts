@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { domainToASCII } from 'node:url';
 
 import { UserError } from '../core/errors.js';
 import { redactUrls } from '../core/redact.js';
@@ -25,6 +26,8 @@ export type RepoLocation =
 
 /** `scheme://[user[:password]@]host[:port]/path`. */
 const URL_FORM = /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?/i;
+/** git's `<transport>::<address>` (a scheme's characters before `::`). */
+const HELPER_FORM = /^[a-z][a-z0-9+.-]*::(.*)$/is;
 /** git's scp-like form `[user@]host:path`: only when no slash comes before the first colon. */
 const SCP_FORM = /^(?:([^@/:]+)@)?([^/:]+):(.*)$/;
 
@@ -33,6 +36,9 @@ const SCP_FORM = /^(?:([^@/:]+)@)?([^/:]+):(.*)$/;
  * `[user@]host:path`, or a local path (resolved against `cwd`).
  */
 export function parseRepoLocation(location: string, cwd: string): RepoLocation {
+  // git's `<transport>::<address>`: the remote helper for <transport> goes to <address>.
+  const helper = HELPER_FORM.exec(location);
+  if (helper) return parseRepoLocation(helper[1] as string, cwd);
   const url = URL_FORM.exec(location);
   if (url) {
     const scheme = (url[1] as string).toLowerCase();
@@ -76,9 +82,16 @@ function decodePath(text: string): string {
   }
 }
 
-/** Hosts that are another name of the same service (GitHub's ssh over port 443, the www. alias). */
+/**
+ * A host name as a resolver reads it: percent-decoded, through IDNA (which
+ * also lowercases and folds full-width letters), without the trailing dot of a
+ * fully qualified name; then the other names of the same service (GitHub's ssh
+ * over port 443, the www. alias).
+ */
 function canonicalHost(host: string): string {
-  const bare = host.replace(/^www\./, '');
+  const decoded = decodePath(host).toLowerCase();
+  const ascii = decoded.startsWith('[') ? decoded : domainToASCII(decoded) || decoded;
+  const bare = ascii.replace(/\.+$/, '').replace(/^www\./, '');
   return bare === 'ssh.github.com' ? 'github.com' : bare;
 }
 

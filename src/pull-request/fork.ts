@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 
 import type { Env } from '../adapters/env.js';
-import type { Git } from '../adapters/git.js';
+import { fileIdentity } from '../adapters/files.js';
+import { Git } from '../adapters/git.js';
 import { markCompleted, pausePoint } from '../adapters/interrupt.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, ProcessError, quote } from '../adapters/process-error.js';
@@ -51,12 +52,33 @@ function realLocation(url: string, cwd: string): RepoLocation {
   return location.kind === 'file' ? { kind: 'file', path: realPath(location.path) } : location;
 }
 
+/**
+ * What a push to `location` reaches, as one string however it is spelled. A
+ * local repository is its object store (the folder git names as its common
+ * dir, by device and inode): a linked worktree, its folder under
+ * `.git/worktrees/`, a folder whose `.git` file points at it, a symlink and a
+ * bind mount all give the store's. A path git would not read as a repository
+ * keeps its resolved path. A network location is its normalized host and path.
+ */
+async function repositoryIdentity(ctx: Context, location: RepoLocation): Promise<string> {
+  if (location.kind === 'network') return repositoryKey(location);
+  // As git's enter_repo does: `<path>.git` when `<path>` is not there.
+  const folder =
+    existsSync(location.path) || !existsSync(`${location.path}.git`) ? location.path : `${location.path}.git`;
+  const store = await new Git(folder, ctx.log, ctx.env).commonDir();
+  const id = store === null ? null : await fileIdentity(store);
+  return id === null ? repositoryKey({ kind: 'file', path: realPath(folder) }) : `store:${id}`;
+}
+
 /** The repositories the branch must never go to: the upstream URL of the config and the MLX source in use. */
-function upstreamKeys(ctx: Context): Map<string, string> {
-  const keys = new Map<string, string>();
-  keys.set(repositoryKey(realLocation(ctx.config.upstream.url, ctx.cwd)), ctx.config.upstream.url);
-  keys.set(repositoryKey(realLocation(ctx.source.location, ctx.cwd)), ctx.source.display);
-  return keys;
+async function upstreamIdentities(ctx: Context): Promise<Map<string, string>> {
+  const identities = new Map<string, string>();
+  identities.set(
+    await repositoryIdentity(ctx, realLocation(ctx.config.upstream.url, ctx.cwd)),
+    ctx.config.upstream.url,
+  );
+  identities.set(await repositoryIdentity(ctx, realLocation(ctx.source.location, ctx.cwd)), ctx.source.display);
+  return identities;
 }
 
 /**
@@ -102,11 +124,12 @@ export async function resolveFork(ctx: Context, git: Git, given: string): Promis
     candidates = [folder];
   }
 
-  const upstream = upstreamKeys(ctx);
+  const upstream = await upstreamIdentities(ctx);
   for (const candidate of candidates) {
-    const location = realLocation(candidate, ctx.cwd);
+    // git resolves a relative path of a remote or an insteadOf rule from the checkout, where it runs.
+    const location = realLocation(candidate, git.dir);
     verifyNoHttpUser(location, isRemote ? given : null);
-    const match = upstream.get(repositoryKey(location));
+    const match = upstream.get(await repositoryIdentity(ctx, location));
     if (match !== undefined)
       throw new UserError(
         'PUSH_TARGET_UPSTREAM',
@@ -117,7 +140,7 @@ export async function resolveFork(ctx: Context, git: Git, given: string): Promis
         },
       );
   }
-  return { given, remote: isRemote ? given : null, url, location: realLocation(url, ctx.cwd) };
+  return { given, remote: isRemote ? given : null, url, location: realLocation(url, git.dir) };
 }
 
 /** Refuses an http(s) URL that names a user or a token, or a URL of any kind holding a password. */

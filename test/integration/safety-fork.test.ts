@@ -2,15 +2,18 @@
  * Safety of the fork target (issue 23, items 3-5): a token in a URL is never
  * accepted nor printed, never sent over plain http to another machine (git or
  * the GitHub API), and git's pushInsteadOf rules cannot turn the push to upstream.
+ * Issue 37: nor can another path to the MLX source or another spelling of the upstream host.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeWorld, pushByHand, type World } from '../support/fork.js';
+import { makeWorld, pushByHand, refsOf, type World } from '../support/fork.js';
 import { startGitHttpServer } from '../support/git-http.js';
-import { git, runCli, type CliResult } from '../support/repos.js';
+import { git, runCli, tempDir, type CliResult } from '../support/repos.js';
 
 const TOKEN = 'ghp_safetyTOKEN1234567890SECRET';
 
@@ -234,5 +237,162 @@ describe('pr --push: pushInsteadOf and dot segments', () => {
       expect(result.code, form).toBe(2);
       expect(result.json.error.code, form).toBe('PUSH_TARGET_UPSTREAM');
     }
+  });
+});
+
+/** The MLX source under another name: git follows each of these to the same object store. */
+describe('pr --push: the MLX source through another path', () => {
+  let w: World;
+  let linked: string;
+  beforeAll(async () => {
+    w = await makeWorld();
+    linked = path.join(tempDir('msp-linked-'), 'linked');
+    git(w.upstream.dir, 'worktree', 'add', '--quiet', '--detach', linked);
+  });
+  const run = (fork: string) =>
+    runCli(['pr', '--push', '--fork', fork, '--skip-checks', '--json'], { cwd: w.project, env: w.env });
+
+  async function expectRefused(fork: string): Promise<void> {
+    const before = refsOf(w.upstream.dir);
+    const result = await run(fork);
+    expect(refsOf(w.upstream.dir), `${fork}: pushed to the source`).toEqual(before);
+    expect(result.code, `${fork}: ${JSON.stringify(result.json)}`).toBe(2);
+    expect(result.json.error.code, fork).toBe('PUSH_TARGET_UPSTREAM');
+    expect(result.json.error.hint).toContain('--fork https://github.com/<you>/mlx.git');
+  }
+
+  it('a linked worktree of the source, its file URL and its admin folder <source>/.git/worktrees/<n>: refused (2)', async () => {
+    await expectRefused(linked);
+    await expectRefused(`file://${linked}`);
+    await expectRefused(path.join(w.upstream.dir, '.git', 'worktrees', path.basename(linked)));
+  });
+
+  it('a folder whose .git file points at the source: refused (2)', async () => {
+    const folder = tempDir('msp-gitfile-');
+    writeFileSync(path.join(folder, '.git'), `gitdir: ${path.join(w.upstream.dir, '.git')}\n`);
+    await expectRefused(folder);
+  });
+
+  it('a symlink to the source or to its .git folder, and a path git completes with .git to one: refused (2)', async () => {
+    const links = tempDir('msp-links-');
+    symlinkSync(w.upstream.dir, path.join(links, 'mlx'));
+    symlinkSync(path.join(w.upstream.dir, '.git'), path.join(links, 'mlx.git'));
+    await expectRefused(path.join(links, 'mlx'));
+    await expectRefused(path.join(links, 'mlx.git'));
+    // git adds .git to a path that is not there: file://<links>/source reaches <links>/source.git.
+    symlinkSync(w.upstream.dir, path.join(links, 'source.git'));
+    await expectRefused(`file://${path.join(links, 'source')}`);
+  });
+
+  it('a remote of the checkout whose URL is the linked worktree, as an absolute or a relative path: refused (2)', async () => {
+    git(w.checkout, 'remote', 'add', 'linked', linked);
+    git(w.checkout, 'remote', 'add', 'relative', path.relative(w.checkout, linked));
+    try {
+      await expectRefused('linked');
+      await expectRefused('relative');
+    } finally {
+      git(w.checkout, 'remote', 'remove', 'linked');
+      git(w.checkout, 'remote', 'remove', 'relative');
+    }
+  });
+
+  it('a bind mount of the source: refused (2)', async (test) => {
+    const mountPoint = tempDir('msp-bind-');
+    try {
+      execFileSync('mount', ['--bind', w.upstream.dir, mountPoint], { stdio: 'pipe' });
+    } catch (error) {
+      test.skip(`mount --bind needs root and a kernel that allows it here: ${String(error).split('\n')[0]}`);
+      return;
+    }
+    try {
+      await expectRefused(mountPoint);
+      await expectRefused(`file://${mountPoint}/.git`);
+    } finally {
+      // Before the temp folders are removed: removing the mount point's files would remove the source's.
+      execFileSync('umount', [mountPoint]);
+    }
+  });
+
+  it('a fork that is another repository next to the source is not refused', async () => {
+    const result = await run(w.fork);
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
+
+/** A host name in the forms a resolver treats as one: git would connect to the upstream host with each. */
+describe('pr --push: the upstream host in another spelling', () => {
+  let w: World;
+  let connections: string[];
+  let proxy: Server;
+  let trapCalls: () => string[];
+  beforeAll(async () => {
+    w = await makeWorld();
+    // Every way git could leave this machine ends in a trap that records it: ssh, the git:// proxy, http(s).
+    connections = [];
+    proxy = createServer((socket) => {
+      socket.once('data', (data) => connections.push(`http ${data.toString('utf8').split('\r\n')[0]}`));
+      socket.on('error', () => undefined);
+      setTimeout(() => socket.destroy(), 50);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as AddressInfo).port;
+    const trap = path.join(tempDir('msp-trap-'), 'trap');
+    const record = path.join(path.dirname(trap), 'calls');
+    writeFileSync(trap, `#!/bin/sh\necho "$0 $*" >> ${record}\nexit 1\n`, { mode: 0o755 });
+    writeFileSync(
+      path.join(w.env.HOME as string, '.gitconfig'),
+      `[core]\n\tsshCommand = ${trap}\n\tgitProxy = ${trap}\n[http]\n\tproxy = http://127.0.0.1:${port}\n`,
+    );
+    trapCalls = () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : []);
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  });
+  const run = (fork: string) =>
+    runCli(['pr', '--push', '--fork', fork, '--skip-checks', '--json'], { cwd: w.project, env: w.env });
+  const reached = () => [...connections, ...trapCalls()];
+
+  it('the traps see a push to another host (so their silence below means no connection)', async () => {
+    for (const fork of ['https://example.invalid/someone/mlx.git', 'git@example.invalid:someone/mlx.git']) {
+      const before = reached().length;
+      const result = await run(fork);
+      expect(result.code, fork).not.toBe(0);
+      await expect.poll(() => reached().length, { timeout: 30_000 }).toBeGreaterThan(before);
+    }
+  });
+
+  it('a trailing dot, a percent-encoded or full-width host, any case, port, user or .git: refused (2) before git connects', async () => {
+    const forms = [
+      'https://github.com./ml-explore/mlx.git',
+      'https://GitHub.COM./ML-Explore/MLX/',
+      'https://github.com.:443/ml-explore/mlx',
+      'https://%67ithub.com/ml-explore/mlx.git',
+      'https://github%2Ecom/ml-explore/mlx',
+      'https://%47%49%54%48%55%42.%43%4F%4D/ml-explore/mlx.git',
+      'https://\uff47\uff49\uff54\uff48\uff55\uff42.com/ml-explore/mlx',
+      'git@github.com.:ml-explore/mlx.git',
+      'git@GITHUB.COM.:ml-explore/mlx',
+      'ssh://git@github.com.:22/ml-explore/mlx.git/',
+      'ssh://git@%67ithub.com/ml-explore/mlx',
+      'git://github.com./ml-explore/mlx',
+      // git's <transport>::<address>: git-remote-https connects to the address.
+      'https::https://github.com/ml-explore/mlx.git',
+    ];
+    git(w.checkout, 'remote', 'add', 'dotted', 'git@github.com.:ml-explore/mlx');
+    git(w.checkout, 'config', 'url.https://github.com./ml-explore/.insteadOf', 'https://github.com/someone-else/');
+    const before = reached().length;
+    const outcome: Record<string, unknown> = {};
+    try {
+      for (const form of [...forms, 'dotted', 'https://github.com/someone-else/mlx.git']) {
+        const result = await run(form);
+        outcome[form] =
+          result.code === 2 && result.json.error.code === 'PUSH_TARGET_UPSTREAM' ? 'refused' : result.json;
+      }
+    } finally {
+      git(w.checkout, 'remote', 'remove', 'dotted');
+      git(w.checkout, 'config', '--remove-section', 'url.https://github.com./ml-explore/');
+    }
+    expect(outcome).toEqual(Object.fromEntries(Object.keys(outcome).map((k) => [k, 'refused'])));
+    expect(reached().slice(before)).toEqual([]);
   });
 });

@@ -33,6 +33,25 @@ describe('repository locations', () => {
     expect(new Set(forms.map((f) => key(f)))).toEqual(new Set(['github.com/ml-explore/mlx']));
   });
 
+  it('compares host names in the forms a resolver treats as one: trailing dot, percent-encoded, full-width, any case', () => {
+    const forms = [
+      'https://github.com./ml-explore/mlx.git',
+      'https://GITHUB.COM../ml-explore/mlx',
+      'https://%67ithub.com/ml-explore/mlx',
+      'https://github%2Ecom:443/ml-explore/mlx/',
+      'https://\uff47\uff49\uff54\uff48\uff55\uff42.com/ml-explore/mlx',
+      'git@github.com.:ml-explore/mlx.git',
+      'ssh://git@GitHub.Com.:22/ml-explore/mlx.git/',
+      'https::https://github.com/ml-explore/mlx',
+    ];
+    expect(Object.fromEntries(forms.map((f) => [f, key(f)]))).toEqual(
+      Object.fromEntries(forms.map((f) => [f, 'github.com/ml-explore/mlx'])),
+    );
+    // A host that only looks alike is another host.
+    expect(key('https://github.co/ml-explore/mlx')).toBe('github.co/ml-explore/mlx');
+    expect(key('https://github-com.example/ml-explore/mlx')).toBe('github-com.example/ml-explore/mlx');
+  });
+
   it('tells other repositories, owners and hosts apart', () => {
     expect(key('https://github.com/alice/mlx.git')).toBe('github.com/alice/mlx');
     expect(key('https://github.com/ml-explore/mlx-examples')).toBe('github.com/ml-explore/mlx-examples');

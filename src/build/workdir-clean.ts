@@ -162,8 +162,12 @@ export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun
           ? 'Finish the bump (`mlx-storage-pr export`, then `mlx-storage-pr bump --continue`) or give it up (`mlx-storage-pr bump --abort`). '
           : '';
         // A dry run still lists what --all would remove, next to the work that makes it refuse.
+        const shown = (i: WorkdirItem) => `${i.name}${i.folder ? '/' : ''}`;
+        const notMade = found.notMade.length
+          ? `\nNot made by mlx-storage-pr, left alone: ${found.notMade.map(shown).join(', ')}`
+          : '';
         const listed = dryRun
-          ? `\nWithout that work, clean --all would remove:\n${found.remove.map((i) => `  ${formatBytes(i.bytes).padStart(10)}  ${i.name}${i.folder ? '/' : ''}  ${i.what}`).join('\n')}`
+          ? `\nWithout that work, clean --all would remove:\n${found.remove.map((i) => `  ${formatBytes(i.bytes).padStart(10)}  ${shown(i)}  ${i.what}`).join('\n')}${notMade}`
           : '';
         throw new UserError(
           'CHECKOUT_HAS_WORK',
@@ -173,6 +177,7 @@ export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun
             details: {
               reasons,
               remove: found.remove.map((i) => ({ name: i.name, path: i.path, what: i.what, bytes: i.bytes })),
+              notMade: found.notMade.map((i) => ({ name: i.name, what: i.what })),
             },
           },
         );

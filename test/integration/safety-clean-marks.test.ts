@@ -61,7 +61,9 @@ describe('clean removes only what the tool made', () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.json.remove).toEqual([]);
       const notMade = (result.json.notMade as Array<{ name: string }>).map((e) => e.name);
-      expect(notMade).toEqual(expect.arrayContaining(['build-mine', 'check', 'baseline', 'mutants', 'mlx.partial-123']));
+      expect(notMade).toEqual(
+        expect.arrayContaining(['build-mine', 'check', 'baseline', 'mutants', 'mlx.partial-123']),
+      );
       // What only --all would remove is named only with --all.
       expect(notMade.includes('metal-cpp')).toBe(args.includes('--all'));
       if (args.includes('--all')) expect(notMade).toEqual(expect.arrayContaining(['mlx', 'source.json']));
@@ -106,7 +108,10 @@ describe('clean --all refuses while the checkout holds work through any ref, lin
     git(checkout, 'tag', 'my-tag');
     const mine = git(checkout, 'rev-parse', 'HEAD').trim();
     git(checkout, 'checkout', '--quiet', 'mlx-storage-pr');
-    for (const args of [['clean', '--all'], ['clean', '--all', '--dry-run']]) {
+    for (const args of [
+      ['clean', '--all'],
+      ['clean', '--all', '--dry-run'],
+    ]) {
       const result = await cli(...args, '--json');
       expect(result.code, result.stdout).toBe(3);
       expect(result.json.error.code).toBe('CHECKOUT_HAS_WORK');
@@ -127,7 +132,10 @@ describe('clean --all refuses while the checkout holds work through any ref, lin
     git(outside, 'commit', '--quiet', '--allow-empty', '-m', 'mine');
     const mine = git(outside, 'rev-parse', 'HEAD').trim();
     writeFileSync(path.join(outside, 'new-file.txt'), 'untracked\n');
-    for (const args of [['clean', '--all'], ['clean', '--all', '--dry-run']]) {
+    for (const args of [
+      ['clean', '--all'],
+      ['clean', '--all', '--dry-run'],
+    ]) {
       const result = await cli(...args, '--json');
       expect(result.code, result.stdout).toBe(3);
       const message = result.json.error.message as string;
@@ -150,10 +158,29 @@ describe('clean --all refuses while the checkout holds work through any ref, lin
     expect(existsSync(checkout)).toBe(true);
   });
 
+  it('--dry-run shows the same decisions: the work that makes it refuse, what it would remove, what it leaves alone', async () => {
+    git(checkout, 'tag', 'my-tag', 'HEAD');
+    git(checkout, 'commit', '--quiet', '--allow-empty', '-m', 'mine');
+    git(checkout, 'reset', '--quiet', '--hard', 'HEAD~1');
+    git(checkout, 'tag', '-f', 'my-tag', 'HEAD@{1}');
+    file('build-mine/CMakeCache.txt');
+    const result = await cli('clean', '--all', '--dry-run');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('refs/tags/my-tag');
+    expect(result.stderr).toMatch(/would remove:[\s\S]*mlx\/[\s\S]*source\.json /);
+    expect(result.stderr).toContain('Not made by mlx-storage-pr, left alone: build-mine/');
+    const json = await cli('clean', '--all', '--dry-run', '--json');
+    expect(json.json.error.details.notMade).toEqual([{ name: 'build-mine', what: 'build folder' }]);
+    expect(existsSync(path.join(workdir, 'build-mine'))).toBe(true);
+  });
+
   it('ignored files under the checkout: listed, and refused', async () => {
     writeFileSync(path.join(checkout, '.git', 'info', 'exclude'), '*.local\n');
     writeFileSync(path.join(checkout, 'my-settings.local'), 'mine\n');
-    for (const args of [['clean', '--all'], ['clean', '--all', '--dry-run']]) {
+    for (const args of [
+      ['clean', '--all'],
+      ['clean', '--all', '--dry-run'],
+    ]) {
       const result = await cli(...args, '--json');
       expect(result.code, result.stdout).toBe(3);
       expect(result.json.error.message).toContain('ignored files: my-settings.local');

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-import { diskUsage, isMarked, listFolder, removeTree } from '../adapters/files.js';
+import { diskUsage, ifAbsentSync, isMarked, listFolder, removeTree } from '../adapters/files.js';
 import type { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
@@ -57,9 +57,12 @@ export async function inspectWorkdir(layout: WorkdirLayout, all: boolean): Promi
   return { remove, keep: plan.keep, notMade: plan.notMade };
 }
 
+/** The path with links resolved (git prints worktrees so), or as it is when it does not exist. */
+const resolved = (file: string) => ifAbsentSync(() => realpathSync(file), file);
+
 /** True when `file` is `folder` or inside it. */
 const isWithin = (file: string, folder: string) => {
-  const relative = path.relative(folder, file);
+  const relative = path.relative(resolved(folder), resolved(file));
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 };
 

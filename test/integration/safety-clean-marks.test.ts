@@ -3,7 +3,7 @@
  * refuses while the checkout holds work through any ref, linked worktree or
  * ignored file (issue 37, "Deleting what is not the tool's").
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -186,6 +186,18 @@ describe('clean --all refuses while the checkout holds work through any ref, lin
       expect(result.json.error.message).toContain('ignored files: my-settings.local');
     }
     expect(existsSync(path.join(checkout, 'my-settings.local'))).toBe(true);
+  });
+
+  it("the tool's own worktree in a workdir named through a link (as macOS's /tmp is) is no worktree of yours", async () => {
+    const link = path.join(tempDir('msp-link-'), 'work');
+    symlinkSync(workdir, link);
+    workdir = link;
+    // As test makes the baseline: a marked folder, then a worktree of the checkout in it.
+    file('baseline/.mlx-storage-pr');
+    git(checkout, 'worktree', 'add', '--quiet', '--detach', path.join(link, 'baseline', 'mlx'), upstream.sha);
+    const result = await cli('clean', '--all', '--json');
+    expect(result.code, result.stdout).toBe(0);
+    expect(existsSync(checkout)).toBe(false);
   });
 
   it('a tag on a commit of upstream (the pinned one) is no work of yours: removed', async () => {

@@ -134,10 +134,11 @@ export interface CleanOutcome {
 }
 
 /**
- * Removes what the tool made in the workdir and can make again: build
- * folders, baselines, verify's and check-metal's trees, unfinished fetches.
- * `all` also removes the checkout and downloads, but only when the checkout
- * holds none of the user's work. A dry run only measures.
+ * Removes what the tool made in the workdir (only items with its mark) and
+ * can make again: build folders, baselines, verify's and check-metal's trees,
+ * unfinished fetches. `all` also removes the checkout and downloads, but only
+ * when the checkout holds none of the user's work. A dry run only measures;
+ * it reaches the same decisions.
  */
 export async function cleanWorkdir(ctx: Context, options: { all: boolean; dryRun: boolean }): Promise<CleanOutcome> {
   const { all } = options;

@@ -15,7 +15,8 @@ export interface WorkdirItem {
 }
 
 /**
- * Names the entries this tool makes in a workdir. Anything else (and the
+ * Names the entries this tool makes in a workdir; a name alone proves
+ * nothing (`planClean` also wants the tool's mark). Anything else (and the
  * lock) is not ours and is never touched.
  */
 export function classifyWorkdirEntry(name: string, isDirectory: boolean): WorkdirItem | null {

@@ -1,9 +1,10 @@
-import { lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { z } from 'zod';
 
 import { parseSaved } from '../core/json.js';
+import { madeMark, MARK_TEXT } from '../core/workdir.js';
 
 /**
  * Reads a JSON file the tool wrote (saved results, the bump state, the lock)
@@ -77,4 +78,28 @@ export async function diskUsage(file: string): Promise<number> {
 
 export async function removeTree(file: string): Promise<void> {
   await rm(file, { recursive: true, force: true });
+}
+
+/**
+ * Makes the workdir item `dir` (a folder; its parents as needed) and, when
+ * this call made it, marks it as made by the tool, so `clean` may remove it.
+ * A folder already there is used as it is and stays unmarked: the tool did
+ * not make it. A checkout's mark goes into its `.git/` before `git init`.
+ */
+export async function makeMarkedFolder(dir: string): Promise<void> {
+  await mkdir(path.dirname(dir), { recursive: true });
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  const mark = madeMark(dir);
+  await mkdir(path.dirname(mark), { recursive: true });
+  await writeFile(mark, MARK_TEXT);
+}
+
+/** True when the workdir item at `item` carries the tool's mark (a regular file, not a link). */
+export async function isMarked(item: string): Promise<boolean> {
+  return (await ifAbsent(lstat(madeMark(item)), null))?.isFile() === true;
 }

@@ -299,6 +299,50 @@ export class Git {
     return (await this.raw(['for-each-ref', '--format=%(refname)', prefix])).split('\n').filter(Boolean);
   }
 
+  /**
+   * Every ref with the commit it leads to (a tag peeled; null when it leads
+   * to no commit); with `notReachableFrom`, only refs to commits that are not
+   * that commit or its ancestors (refs to no commit are then left out).
+   */
+  async refTargets(notReachableFrom?: string): Promise<Array<{ ref: string; commit: string | null }>> {
+    const format = '--format=%(refname)%00%(objecttype)%00%(objectname)%00%(*objectname)';
+    const filter = notReachableFrom === undefined ? [] : [`--no-merged=${notReachableFrom}`];
+    const out = await this.raw(['for-each-ref', format, ...filter]);
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [ref = '', type, id = '', peeled = ''] = line.split('\0');
+        return { ref, commit: type === 'commit' ? id : peeled !== '' ? peeled : null };
+      });
+  }
+
+  /** The linked worktrees (not the main one): folder, HEAD, branch, and whether the folder is gone. */
+  async linkedWorktrees(): Promise<Array<{ path: string; head: string | null; branch: string | null; gone: boolean }>> {
+    const out = await this.raw(['worktree', 'list', '--porcelain']);
+    const blocks = out.split('\n\n').filter((b) => b.trim() !== '');
+    return blocks.slice(1).map((block) => {
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((l) => l === name || l.startsWith(`${name} `))
+          ?.slice(name.length + 1) ?? null;
+      return {
+        path: field('worktree') ?? '',
+        head: field('HEAD'),
+        branch: field('branch'),
+        gone: field('prunable') !== null,
+      };
+    });
+  }
+
+  /** Files and folders git ignores in the working tree (a folder wholly ignored is one entry, `dir/`). */
+  async ignoredFiles(): Promise<string[]> {
+    return (await this.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']))
+      .split('\0')
+      .filter(Boolean);
+  }
+
   /** How many entries `git stash list` shows. */
   async stashCount(): Promise<number> {
     return (await this.raw(['stash', 'list'])).split('\n').filter(Boolean).length;
@@ -488,6 +532,11 @@ export class Git {
   /** The same folder with more environment (e.g. what network commands need); the rest is kept. */
   withEnv(extra: Env): Git {
     return new Git(this.dir, this.log, this.env, { ...this.own, ...extra });
+  }
+
+  /** Another folder (a linked worktree, say) with the same environment. */
+  at(dir: string): Git {
+    return new Git(dir, this.log, this.env);
   }
 
   /** The commit `ref` names, or null when there is no such ref. */

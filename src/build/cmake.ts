@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
-import { ifAbsent } from '../adapters/files.js';
+import { ifAbsent, makeMarkedFolder } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { canConnect } from '../adapters/network.js';
@@ -68,7 +68,8 @@ export async function configureIfNeeded(spec: BuildSpec, log: Logger): Promise<b
     return false;
   }
   await verifyDownloadsReachable(spec, log);
-  await mkdir(spec.buildDir, { recursive: true });
+  // A build folder is marked as the tool's when made here; one already there keeps what it has.
+  await makeMarkedFolder(spec.buildDir);
   const logs = logFiles(spec.buildDir);
   await writeFile(logs.configure, '');
   const result = await orFailure(

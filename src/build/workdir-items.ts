@@ -15,7 +15,8 @@ export interface WorkdirItem {
 }
 
 /**
- * Names the entries this tool makes in a workdir. Anything else (and the
+ * Names the entries this tool makes in a workdir; a name alone proves
+ * nothing (`planClean` also wants the tool's mark). Anything else (and the
  * lock) is not ours and is never touched.
  */
 export function classifyWorkdirEntry(name: string, isDirectory: boolean): WorkdirItem | null {
@@ -46,17 +47,38 @@ export function classifyWorkdirEntry(name: string, isDirectory: boolean): Workdi
 export interface CleanPlan {
   remove: WorkdirItem[];
   keep: WorkdirItem[];
+  /** Entries named as the tool's items but without its mark: the tool did not make them, and leaves them alone. */
+  notMade: WorkdirItem[];
 }
 
-export function planClean(entries: ReadonlyArray<{ name: string; isDirectory: boolean }>, all: boolean): CleanPlan {
-  const ours = entries
-    .map((e) => classifyWorkdirEntry(e.name, e.isDirectory))
-    .filter((e): e is WorkdirItem => e !== null)
-    .sort((a, b) => comparePaths(a.name, b.name));
+/**
+ * What `clean` (`all`: `clean --all`) removes: only entries named as the
+ * tool's items that carry its mark (`marked`, written when the tool made
+ * them). A look-alike without the mark is listed as not made by the tool.
+ */
+export function planClean(
+  entries: ReadonlyArray<{ name: string; isDirectory: boolean; marked: boolean }>,
+  all: boolean,
+): CleanPlan {
+  const named = entries
+    .map((e) => ({ item: classifyWorkdirEntry(e.name, e.isDirectory), marked: e.marked }))
+    .filter((e): e is { item: WorkdirItem; marked: boolean } => e.item !== null)
+    .sort((a, b) => comparePaths(a.item.name, b.item.name));
+  const inScope = (e: WorkdirItem) => all || e.removedBy === 'clean';
   return {
-    remove: ours.filter((e) => all || e.removedBy === 'clean'),
-    keep: ours.filter((e) => !all && e.removedBy === 'all'),
+    remove: named.filter((e) => e.marked && inScope(e.item)).map((e) => e.item),
+    keep: named.filter((e) => e.marked && !inScope(e.item)).map((e) => e.item),
+    notMade: named.filter((e) => !e.marked && inScope(e.item)).map((e) => e.item),
   };
+}
+
+/** A linked worktree of the checkout that `clean --all` would break. */
+export interface LinkedWorktree {
+  path: string;
+  head: string | null;
+  branch: string | null;
+  /** Its uncommitted changes, untracked files included. */
+  uncommitted: string[];
 }
 
 /** The user's work a checkout holds; `clean --all` must not delete any of it. */
@@ -66,20 +88,38 @@ export interface CheckoutWork {
   backupRefs: string[];
   branches: string[];
   foreignHead: string | null;
+  /** Refs the tool did not make (tags, notes, remote-tracking and any other) that lead to a commit not of upstream's pinned history. */
+  refs: Array<{ ref: string; commit: string | null }>;
+  /** Linked worktrees outside what `clean --all` removes. */
+  worktrees: LinkedWorktree[];
+  /** Files git ignores in the checkout: the tool makes none there (its builds are beside the checkout). */
+  ignored: string[];
+}
+
+function listed(items: readonly string[]): string {
+  return `${items.slice(0, 10).join(', ')}${items.length > 10 ? `, ... (${items.length} in all)` : ''}`;
 }
 
 export function describeCheckoutWork(work: CheckoutWork, dir: string): string[] {
   const reasons: string[] = [];
-  if (work.uncommitted.length)
-    reasons.push(
-      `uncommitted changes: ${work.uncommitted.slice(0, 10).join(', ')}${work.uncommitted.length > 10 ? `, ... (${work.uncommitted.length} in all)` : ''}`,
-    );
+  if (work.uncommitted.length) reasons.push(`uncommitted changes: ${listed(work.uncommitted)}`);
   if (work.stashes)
     reasons.push(`${work.stashes} stash ${work.stashes === 1 ? 'entry' : 'entries'} (\`git -C ${dir} stash list\`)`);
   if (work.backupRefs.length)
     reasons.push(`saved work: ${work.backupRefs.map((r) => `${r} (${backupOrigin(r)})`).join(', ')}`);
   if (work.foreignHead) reasons.push(`HEAD is a commit of yours: ${work.foreignHead.slice(0, 12)}`);
   if (work.branches.length) reasons.push(`branches of yours: ${work.branches.join(', ')}`);
+  if (work.refs.length)
+    reasons.push(
+      `refs of yours: ${listed(work.refs.map((r) => `${r.ref} (${r.commit === null ? 'no commit' : r.commit.slice(0, 12)})`))}`,
+    );
+  for (const wt of work.worktrees) {
+    const at = wt.branch !== null ? `on ${wt.branch.replace(/^refs\/heads\//, '')}` : 'detached';
+    const head = wt.head === null ? '' : ` (HEAD ${wt.head.slice(0, 12)} ${at})`;
+    const changes = wt.uncommitted.length ? `; uncommitted changes: ${listed(wt.uncommitted)}` : '';
+    reasons.push(`a worktree of the checkout at ${wt.path}${head}, which would be left broken${changes}`);
+  }
+  if (work.ignored.length) reasons.push(`ignored files: ${listed(work.ignored)}`);
   return reasons;
 }
 

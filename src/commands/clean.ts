@@ -36,6 +36,8 @@ export interface CleanData {
   removed: boolean;
   remove: Array<{ name: string; path: string; what: string; bytes: number }>;
   keep: Array<{ name: string; what: string }>;
+  /** Entries named as the tool's items but without its mark: left alone. */
+  notMade: Array<{ name: string; what: string }>;
   bytes: number;
 }
 
@@ -51,15 +53,20 @@ async function clean(options: CleanOptions): Promise<CommandResult<CleanData>> {
     removed: outcome.removed,
     remove: outcome.remove.map(removeEntry),
     keep: outcome.keep.map(keepEntry),
+    notMade: outcome.notMade.map(keepEntry),
     bytes: outcome.bytes,
   };
   if (outcome.remove.length === 0)
-    return { data, lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(outcome.keep)] };
+    return {
+      data,
+      lines: [`Nothing to clean in ${ctx.workdir}.`, ...keptLine(outcome.keep), ...notMadeLines(outcome.notMade)],
+    };
   const lines = [
     `${outcome.removed ? 'Removed' : 'Would remove'} from ${ctx.workdir}:`,
     ...outcome.remove.map(itemLine),
     `${formatBytes(outcome.bytes).padStart(10)}  ${outcome.removed ? 'freed' : 'in all'}`,
     ...keptLine(outcome.keep),
+    ...notMadeLines(outcome.notMade),
   ];
   return { data, lines };
 }
@@ -71,6 +78,14 @@ function itemLine(item: MeasuredItem): string {
 function keptLine(keep: readonly WorkdirItem[]): string[] {
   if (keep.length === 0) return [];
   return [`kept: ${keep.map((k) => `${shown(k)} (${k.what}; --all removes it)`).join(', ')}`];
+}
+
+function notMadeLines(notMade: readonly WorkdirItem[]): string[] {
+  if (notMade.length === 0) return [];
+  return [
+    `not made by mlx-storage-pr, left alone: ${notMade.map(shown).join(', ')}`,
+    '  (they lack the mark the tool writes into what it makes; one an older version made is yours to remove by hand)',
+  ];
 }
 
 const shown = (item: WorkdirItem) => (item.folder ? `${item.name}/` : item.name);

@@ -16,7 +16,23 @@ export const WORKDIR_NAMES = {
   metalCpp: 'metal-cpp',
   check: 'check',
   bump: 'bump',
+  /** The file inside each folder the tool makes there, written when it makes it: `clean` removes only marked items. */
+  mark: '.mlx-storage-pr',
 } as const;
+
+/** The marker text: what made the folder, and that `clean` may remove it. */
+export const MARK_TEXT = 'Made by mlx-storage-pr, which may remove this folder (`mlx-storage-pr clean`).\n';
+
+/**
+ * Where the mark of the workdir item `item` (a path) is: inside the folder,
+ * or for a checkout (`mlx/`, `mlx.partial-<pid>/`) inside its `.git/`, where
+ * git never sees it as a change.
+ */
+export function madeMark(item: string): string {
+  const name = path.basename(item);
+  const isCheckout = name === WORKDIR_NAMES.checkout || isPartialCheckout(name);
+  return isCheckout ? path.join(item, '.git', WORKDIR_NAMES.mark) : path.join(item, WORKDIR_NAMES.mark);
+}
 
 /** A tree of MLX with its builds: the checkout in the workdir, or a worktree of it in its own folder. */
 export interface TreeLayout {

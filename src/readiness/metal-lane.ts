@@ -5,6 +5,7 @@ import path from 'node:path';
 
 import { exportGitTree } from '../adapters/archive.js';
 import { compile } from '../adapters/clang.js';
+import { makeMarkedFolder } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
 import type { Logger } from '../adapters/log.js';
 import { quote } from '../adapters/process.js';
@@ -121,6 +122,7 @@ async function lane(
   ctx.log.command(`${command} <file.cpp>`, setup.mlxRoot);
   ctx.log.info(`Type-checking ${jobs.length} TU(s) with ${concurrency} job(s)`);
   const logDir = mode === 'pr' ? ctx.layout.checkMetal.logs : ctx.layout.checkMetal.selfTestLogs;
+  await makeMarkedFolder(ctx.layout.checkMetal.root);
   const { outcomes, wallSeconds } = await runLane(jobs, {
     clang: setup.clang.command,
     flags,
@@ -187,6 +189,7 @@ export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Pro
 
   const root = ctx.layout.checkMetal.pinnedTree(pinned);
   if (!existsSync(path.join(root, '.complete'))) {
+    await makeMarkedFolder(ctx.layout.checkMetal.root);
     const partial = `${root}.partial-${process.pid}`;
     await rm(partial, { recursive: true, force: true });
     await exportGitTree(git.dir, pinned, ['mlx'], partial, { env: ctx.env, log: ctx.log });

@@ -5,6 +5,7 @@ import path from 'node:path';
 
 import { download, extractZip } from '../adapters/archive.js';
 import { clangFailure, clangVersionText, libcxxVersionText } from '../adapters/clang.js';
+import { makeMarkedFolder } from '../adapters/files.js';
 import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
 import type { ReportItem } from '../core/report-items.js';
@@ -284,7 +285,11 @@ export async function resolveMetalCpp(
         .digest('hex')
         .slice(0, 12);
       const cache = path.join(o.cacheDir, `${path.basename(given, '.zip')}-${digest}`);
-      const root = metalCppRoot(cache) ?? (await unpack(given, cache, o.env, o.log));
+      let root = metalCppRoot(cache);
+      if (root === null) {
+        await makeMarkedFolder(o.cacheDir);
+        root = await unpack(given, cache, o.env, o.log);
+      }
       warnOnOldRelease(root, o.log);
       return root;
     }
@@ -314,6 +319,7 @@ export async function resolveMetalCpp(
   if (cached) return cached;
   const zip = `${cache}.zip`;
   try {
+    await makeMarkedFolder(o.cacheDir);
     if (!existsSync(zip)) await download(url, zip, o.log);
     verifyMetalCppDigest(url, await sha256Of(zip), sha256, o.log);
     return await unpack(zip, cache, o.env, o.log);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:f
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ifAbsentSync } from '../adapters/files.js';
+import { ifAbsentSync, isMarked, makeMarkedFolder } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, orFailure, ProcessError } from '../adapters/process-error.js';
@@ -50,11 +50,15 @@ export async function ensureCheckout<T = never>(
 
   const target = layout.checkout;
   // Callers hold the workdir lock, so a side folder left here is from a run that died.
+  // Only folders the tool marked as its own: one of the same name that it did not make is left alone.
   for (const entry of ifAbsentSync(() => readdirSync(layout.root), [] as string[])) {
-    if (isPartialCheckout(entry)) await rm(path.join(layout.root, entry), { recursive: true, force: true });
+    const side = path.join(layout.root, entry);
+    if (isPartialCheckout(entry) && (await isMarked(side))) await rm(side, { recursive: true, force: true });
   }
   const dir = existing ? target : layout.partialCheckout(process.pid);
-  mkdirSync(dir, { recursive: true });
+  // A new checkout is marked as the tool's when made (the mark goes with it when it moves into place).
+  if (existing) mkdirSync(dir, { recursive: true });
+  else await makeMarkedFolder(dir);
   const git = new Git(dir, log, env);
   // A new checkout from a repository on this machine can read the source's objects while the fetch runs.
   const objects = existing ? null : sourceObjects(source);
@@ -210,6 +214,8 @@ export async function prepareWorktree(
   options: { fresh?: boolean } = {},
 ): Promise<Git> {
   if (!existsSync(tree.source)) {
+    // The tree's folder (`baseline/`, `mutants/`, ...) is marked as the tool's when it makes it.
+    await makeMarkedFolder(tree.root);
     await addWorktree(git, tree.source, commit);
     return new Git(tree.source, ctx.log, ctx.env);
   }

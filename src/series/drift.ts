@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
+import { makeMarkedFolder } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
@@ -84,6 +85,7 @@ async function openCheckRepository(ctx: Context): Promise<Git> {
   const git = new Git(dir, ctx.log, ctx.env);
   // `git init` is safe to repeat: a folder left by an init that failed half-way is completed.
   if (!existsSync(path.join(dir, 'HEAD'))) {
+    await makeMarkedFolder(ctx.layout.check.root);
     await mkdir(dir, { recursive: true });
     await git.raw(['init', '--quiet', '--bare']);
   }

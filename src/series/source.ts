@@ -62,6 +62,14 @@ export function recordedForm(source: Source): string {
 }
 
 const RecordedSourceSchema = z.object({ source: z.string().min(1) });
+/** The mark in `source.json` that the tool wrote it: `clean --all` removes only a marked one. */
+const MADE_BY = { madeBy: 'mlx-storage-pr' } as const;
+const MarkedSourceSchema = RecordedSourceSchema.extend({ madeBy: z.literal(MADE_BY.madeBy) });
+
+/** True when the workdir's `source.json` is one the tool wrote (it carries the tool's mark). */
+export async function isRecordedSourceMarked(layout: WorkdirLayout): Promise<boolean> {
+  return (await readJsonFile(layout.source, MarkedSourceSchema)) !== null;
+}
 
 /** The source the last `apply` in this workdir recorded, or null (none, or a file the tool cannot use). */
 export async function readRecordedSource(layout: WorkdirLayout): Promise<string | null> {
@@ -70,7 +78,7 @@ export async function readRecordedSource(layout: WorkdirLayout): Promise<string 
 
 /** Records the source `apply` used, for the commands after it (written aside, then renamed into place). */
 export function recordSource(layout: WorkdirLayout, source: Source): void {
-  const value: z.infer<typeof RecordedSourceSchema> = { source: recordedForm(source) };
+  const value: z.infer<typeof MarkedSourceSchema> = { source: recordedForm(source), ...MADE_BY };
   mkdirSync(layout.root, { recursive: true });
   const draft = `${layout.source}.${process.pid}`;
   writeFileSync(draft, `${JSON.stringify(value, null, 2)}\n`);

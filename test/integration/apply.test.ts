@@ -108,11 +108,16 @@ describe('apply', () => {
     expect(snapshot(checkout)).toBe(before);
   });
 
-  it('clears the side folder of a fetch that died', async () => {
+  it('clears the side folder of a fetch that died, and leaves one of the same name that it did not make', async () => {
     const stale = path.join(project, '.work', 'mlx.partial-999999');
-    mkdirSync(stale, { recursive: true });
+    // A fetch marks its side folder as the tool's when it makes it, before anything else goes in.
+    mkdirSync(path.join(stale, '.git'), { recursive: true });
+    writeFileSync(path.join(stale, '.git', '.mlx-storage-pr'), 'Made by mlx-storage-pr\n');
+    const mine = path.join(project, '.work', 'mlx.partial-999998');
+    mkdirSync(mine, { recursive: true });
     expect((await apply()).code).toBe(0);
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(mine)).toBe(true);
   });
 
   it('uses MLX_REPO when no flag is given', async () => {

@@ -113,6 +113,9 @@ describe.skipIf(lane.toolchain === null)(
         }
         expect(requests).toBe(1);
         expect(existsSync(path.join(cached, 'Metal', 'Metal.hpp'))).toBe(true);
+        // Both folders carry the mark the tool writes into what it makes: clean --all may remove them.
+        for (const made of ['metal-cpp', 'check-metal'])
+          expect(existsSync(path.join(project, '.work', made, '.mlx-storage-pr')), made).toBe(true);
       } finally {
         server.close();
       }

@@ -35,6 +35,19 @@ async function grownWorkdir() {
   file('mlx.partial-999999/.git/HEAD', 20);
   file('metal-cpp/metal-cpp_26.zip', MB);
   file('my-notes/keep.txt', 10);
+  // Each written with the mark the tool writes into what it makes.
+  for (const made of [
+    'build-release-0123456789',
+    'build-debug-abcdef0123',
+    'baseline',
+    'without-implementation',
+    'check-metal',
+    'mutants',
+    'check',
+    'mlx.partial-999999/.git',
+    'metal-cpp',
+  ])
+    writeFileSync(path.join(workdir, made, '.mlx-storage-pr'), 'Made by mlx-storage-pr\n');
 }
 
 beforeEach(() => {

@@ -43,7 +43,10 @@ describe('the MLX source apply used', () => {
   it('is recorded in the workdir, and check, status and bump without --mlx-repo or MLX_REPO use it and say so', async () => {
     const applied = await cli('apply', '--mlx-repo', mirror);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(workdir, 'source.json'), 'utf8'))).toEqual({ source: mirror });
+    expect(JSON.parse(readFileSync(path.join(workdir, 'source.json'), 'utf8'))).toEqual({
+      source: mirror,
+      madeBy: 'mlx-storage-pr',
+    });
     const target = newerUpstream();
 
     const said = `MLX source: ${mirror}, remembered from apply`;

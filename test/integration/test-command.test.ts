@@ -1,9 +1,9 @@
-import { appendFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, spawnCli, tempDir } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, spawnCli, tempDir } from '../support/repos.js';
 
 const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
   existsSync,
@@ -84,6 +84,14 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(known.failures[0].file).toMatch(/lib_tests\.cpp$/);
     expect(result.json.baseline).toMatchObject({ used: true, cached: false });
     expect(result.stderr).toMatch(/patched: \d+\/\d+ \(100%\)/);
+    // The build folder and the baseline carry the mark the tool writes into what it makes: clean may remove them.
+    const workdir = path.join(project, '.work');
+    const made = readdirSync(workdir).filter((e) => e.startsWith('build-') || e === 'baseline');
+    expect(made).toContain('baseline');
+    expect(made.length).toBeGreaterThanOrEqual(2);
+    for (const item of made) expect(existsSync(path.join(workdir, item, '.mlx-storage-pr')), item).toBe(true);
+    // Builds happen beside the checkout: they leave no ignored file in it, which clean --all would count as yours.
+    expect(git(path.join(workdir, 'mlx'), 'status', '--porcelain', '--ignored')).toBe('');
   });
 
   it('reuses the build and the saved baseline on the next run', async () => {

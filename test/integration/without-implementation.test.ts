@@ -65,6 +65,8 @@ describe.skipIf(!hasTools)(
       expect(linux.detail).toContain('1 new test(s) passing');
       expect(without).toMatchObject({ status: 'pass' });
       expect(without.detail).toContain('do not compile');
+      // verify's tree carries the mark the tool writes into what it makes: clean may remove it.
+      expect(existsSync(path.join(project, '.work', 'without-implementation', '.mlx-storage-pr'))).toBe(true);
     });
 
     it('reuses the saved suite results and the saved result without the implementation while nothing changed', async () => {

@@ -12,6 +12,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -100,7 +101,29 @@ describe('export and a symbolic link in the checkout', () => {
   });
 });
 
+describe('export and a FIFO in the checkout', () => {
+  it('refuses a FIFO where the series writes a file (exit 1, naming it) instead of waiting on it', async () => {
+    const before = projectFiles(project);
+    rmSync(path.join(checkout, SOURCE));
+    execFileSync('mkfifo', [path.join(checkout, SOURCE)]);
+    const result = await cli('export', '--json');
+    expect(result.code, result.stdout).toBe(1);
+    expect(result.json.error.code).toBe('EXPORT_REFUSED');
+    expect(result.json.error.message).toContain(SOURCE);
+    expect(projectFiles(project)).toEqual(before);
+  });
+});
+
 describe('a symbolic link in templates/', () => {
+  it('templates/ itself a link to a folder elsewhere: apply refuses it (exit 7)', async () => {
+    const elsewhere = tempDir('msp-elsewhere-');
+    renameSync(path.join(project, 'templates'), path.join(elsewhere, 'templates'));
+    symlinkSync(path.join(elsewhere, 'templates'), path.join(project, 'templates'));
+    const result = await cli('apply', '--json');
+    expect(result.code, result.stdout).toBe(7);
+    expect(result.json.error.message).toContain('templates/ is a symbolic link');
+  });
+
   it('a link to a folder outside: export --include-new writes nothing there, and apply refuses it (exit 7, naming it)', async () => {
     const extra = tempDir('msp-outside-templates-');
     symlinkSync(extra, path.join(project, 'templates', 'mlx', 'extra'));

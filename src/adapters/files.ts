@@ -1,4 +1,5 @@
-import { lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { z } from 'zod';
@@ -102,4 +103,62 @@ export async function makeMarkedFolder(dir: string): Promise<void> {
 /** True when the workdir item at `item` carries the tool's mark (a regular file, not a link). */
 export async function isMarked(item: string): Promise<boolean> {
   return (await ifAbsent(lstat(madeMark(item)), null))?.isFile() === true;
+}
+
+/** What `readInside` found at a path. */
+export type InsideFile =
+  | { kind: 'file'; bytes: Buffer }
+  | { kind: 'absent' }
+  /** `at`: the relative path of the link, `relative` itself or a folder above it. */
+  | { kind: 'link'; at: string }
+  | { kind: 'folder' }
+  | { kind: 'special' };
+
+/**
+ * The bytes of the file `relative` under `root`, never read through a
+ * symbolic link: each component is looked at without following links, and
+ * the file is opened with O_NOFOLLOW (a link put there in between fails
+ * rather than being followed). A FIFO is never opened, so nothing blocks.
+ */
+export async function readInside(root: string, relative: string): Promise<InsideFile> {
+  const parts = relative.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const at = parts.slice(0, i + 1).join('/');
+    const stats = await ifAbsent(lstat(path.join(root, at)), null);
+    if (stats === null) return { kind: 'absent' };
+    if (stats.isSymbolicLink()) return { kind: 'link', at };
+    if (i < parts.length - 1) {
+      if (!stats.isDirectory()) return { kind: 'absent' };
+      continue;
+    }
+    if (stats.isDirectory()) return { kind: 'folder' };
+    if (!stats.isFile()) return { kind: 'special' };
+  }
+  let handle;
+  try {
+    handle = await open(path.join(root, relative), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { kind: 'link', at: relative };
+    if (isAbsent(error)) return { kind: 'absent' };
+    throw error;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return { kind: 'special' };
+    return { kind: 'file', bytes: await handle.readFile() };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first existing component of `relative` under `root` that is a symbolic link, or null. */
+export async function linkOnPath(root: string, relative: string): Promise<string | null> {
+  const parts = relative.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    const at = parts.slice(0, i + 1).join('/');
+    const stats = await ifAbsent(lstat(path.join(root, at)), null);
+    if (stats === null) return null;
+    if (stats.isSymbolicLink()) return at;
+  }
+  return null;
 }

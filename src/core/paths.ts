@@ -3,13 +3,36 @@ import path from 'node:path';
 import { UserError } from './errors.js';
 
 /**
+ * Code points HFS+ ignores in a file name (zero-width joiners, direction marks,
+ * the byte-order mark): `.g\u200Cit` is `.git` there. The list is git's
+ * (`is_hfs_dotgit` in utf8.c).
+ */
+const HFS_IGNORED = /[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g;
+
+/**
+ * Whether a path component names `.git` on some file system, as git's
+ * `verify_path` judges it: any case (APFS, HFS+ and NTFS are case-insensitive
+ * by default), with the characters HFS+ ignores, with trailing dots and spaces
+ * or an alternate data stream (`.git::$INDEX_ALLOCATION`), which NTFS drops,
+ * and NTFS's short name `git~1`.
+ */
+export function isDotGit(component: string): boolean {
+  return /^(?:\.git|git~1)[. ]*(?::.*)?$/i.test(component.replace(HFS_IGNORED, ''));
+}
+
+/** A component made of dots and spaces only beyond `.`: NTFS drops trailing dots and spaces, so `.. ` is `..` there. */
+const isDotsOnly = (component: string) => /^[. ]+$/.test(component) && component !== '.';
+
+/**
  * Checks that `relative` names a file inside the checkout and returns it in
  * normalised POSIX form. Rendered paths come from templates and config, so a
- * value like `../x` or `/etc/x` must never reach the file system.
+ * value like `../x`, `/etc/x` or `.Git/config` must never reach the file system.
  */
 export function verifyInsideCheckout(relative: string, origin: string): string {
   const posix = relative.replaceAll('\\', '/');
   const normalised = path.posix.normalize(posix);
+  const components = normalised.split('/');
+  const dotGit = components.find(isDotGit);
   if (
     posix.length === 0 ||
     path.posix.isAbsolute(posix) ||
@@ -17,10 +40,15 @@ export function verifyInsideCheckout(relative: string, origin: string): string {
     normalised === '.' ||
     normalised === '..' ||
     normalised.startsWith('../') ||
-    normalised.split('/').includes('.git')
+    dotGit !== undefined ||
+    components.some(isDotsOnly)
   ) {
-    throw new UserError('PATH_ESCAPES_CHECKOUT', `${origin}: path "${relative}" is outside the MLX checkout.`, {
-      hint: 'Template paths and path variables must be relative paths inside the checkout (no "..", no absolute paths, no .git).',
+    const where =
+      dotGit === undefined
+        ? 'is outside the MLX checkout'
+        : `names git's own folder: "${dotGit}" is .git on a case-insensitive or NTFS file system`;
+    throw new UserError('PATH_ESCAPES_CHECKOUT', `${origin}: path "${relative}" ${where}.`, {
+      hint: 'Template paths and path variables must be relative paths inside the checkout (no "..", no absolute paths, no .git in any spelling: .GIT, .git., git~1).',
       details: { origin, path: relative },
     });
   }

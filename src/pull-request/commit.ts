@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ifAbsent } from '../adapters/files.js';
 import type { Git } from '../adapters/git.js';
 import { UserError } from '../core/errors.js';
 import { commitSubject, type CommitContent } from './fork-refs.js';
 import { COMMIT_MESSAGE_FILE, findPlaceholders, hasOwnWords } from '../readiness/policy.js';
+import { readPrText } from '../readiness/policy-files.js';
 import type { Context } from '../series/context.js';
 
 /** The pull request's commit: the user's message and identity on the applied tree. */
@@ -23,7 +22,7 @@ const WRITE_IT =
 /** pr/commit-message.txt, refused while it is missing, holds a placeholder or has no words of the user's own. */
 export async function readCommitMessage(projectRoot: string): Promise<{ file: string; text: string }> {
   const file = path.join(projectRoot, COMMIT_MESSAGE_FILE);
-  const text = await ifAbsent(readFile(file, 'utf8'), null);
+  const text = await readPrText(file, COMMIT_MESSAGE_FILE);
   if (text === null)
     throw new UserError('PR_TEXT_INCOMPLETE', `${COMMIT_MESSAGE_FILE} is missing.`, {
       hint: `Restore the template from the mlx-storage-pr package (pr/commit-message.txt). ${WRITE_IT}`,

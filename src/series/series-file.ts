@@ -60,6 +60,23 @@ export function verifyUnifiedDiff(text: string, origin: string): void {
  */
 const CHANGE_HEADER = /^(old mode|new mode|new file mode|deleted file mode|rename from|rename to) /;
 
+/** A header line giving a file the mode of a symbolic link or a submodule. */
+const LINK_MODE = /^(?:new file mode|new mode|old mode|index [0-9a-f]+\.\.[0-9a-f]+) (120000|160000)\s*$/;
+
+/** The paths a section's header names besides its target: both sides of `diff --git`, a rename's or copy's source. */
+function otherPaths(header: readonly string[]): string[] {
+  const paths: string[] = [];
+  for (const line of header) {
+    const git = /^diff --git a\/(\S+) b\/(\S+)$/.exec(line);
+    if (git) paths.push(git[1] as string, git[2] as string);
+    const moved = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (moved) paths.push(moved[1] as string);
+    const side = /^(?:---|\+\+\+) (?:[ab]\/)?(.+?)(?:\t.*)?$/.exec(line);
+    if (side && side[1] !== '/dev/null') paths.push(side[1] as string);
+  }
+  return paths;
+}
+
 /** The files and hunks of a rendered unified diff, with checked paths. */
 export function parsePatchFiles(text: string, origin: string): PatchFile[] {
   verifyUnifiedDiff(text, origin);
@@ -73,6 +90,19 @@ export function parsePatchFiles(text: string, origin: string): PatchFile[] {
       throw new UserError('SERIES_INVALID', `${origin}: a file header names no path.`, {
         hint: 'Regenerate the patch with `git diff` against the pinned commit.',
       });
+    }
+    for (const other of otherPaths(s.header)) verifyInsideCheckout(other, origin);
+    const mode = s.header.map((l) => LINK_MODE.exec(l)).find((m) => m !== null);
+    if (mode) {
+      const what = mode[1] === '120000' ? 'a symbolic link' : 'a submodule';
+      throw new UserError(
+        'SERIES_INVALID',
+        `${origin}: ${target} is ${what} (mode ${mode[1]}); a series carries regular files only.`,
+        {
+          hint: `A link could point outside the checkout. Make ${target} a regular file in the patch (regenerate it with \`git diff\`), or leave it out of the series.`,
+          details: { file: target, mode: mode[1] },
+        },
+      );
     }
     return {
       path: verifyInsideCheckout(target, origin),

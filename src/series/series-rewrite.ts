@@ -1,12 +1,13 @@
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { ifAbsent } from '../adapters/files.js';
+import { linkOnPath, readInside } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import { templateVariables } from './config.js';
 import { permissionErrorFrom, UserError } from '../core/errors.js';
 import { comparePaths } from '../core/paths.js';
+import { decodeUtf8, describeBadByte } from '../core/text.js';
 import {
   conflictMarkerLine,
   editSeries,
@@ -59,6 +60,8 @@ export interface OtherChange {
   base: string | null;
   /** Its content in the checkout (null: deleted). */
   content: string | null;
+  /** Why it cannot be taken into the series (a link, not UTF-8): thrown when it would be. `content` is then empty. */
+  refused?: UserError;
 }
 
 export interface ExportInput {
@@ -265,6 +268,7 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
       notExported.push({ path: other.path, reason });
       continue;
     }
+    if (other.refused) throw other.refused;
     verifyText(other.path, other.content);
     verifyNoMarkers(other.path, other.content);
     if (other.base === null) {
@@ -356,6 +360,19 @@ export function exportDiff(writes: RewritePlan['writes']): string {
 
 /** Writes the project files (each beside its place first, then moved in) and deletes removed ones. */
 export async function writeProjectFiles(root: string, writes: RewritePlan['writes']): Promise<void> {
+  // Every write lands in the project: a link on the way (templates/x -> a folder elsewhere) is refused before the first write.
+  for (const w of writes) {
+    const link = await linkOnPath(root, w.file);
+    if (link !== null)
+      throw new UserError(
+        'EXPORT_REFUSED',
+        `${link} in the project is a symbolic link; export never writes through a link.`,
+        {
+          hint: `Replace ${link} with the file or folder itself (\`cp -RL\` copies what a link points to), then run export again. ${NOTHING_WRITTEN}`,
+          details: { file: w.file, link },
+        },
+      );
+  }
   for (const w of writes) {
     const file = path.join(root, w.file);
     if (w.after === null) {
@@ -382,12 +399,49 @@ export async function writeProjectFiles(root: string, writes: RewritePlan['write
   }
 }
 
-/** The text of `file` in a working folder, or null when it does not exist. */
-async function worktreeText(dir: string, file: string): Promise<string | null> {
-  return ifAbsent(readFile(path.join(dir, file), 'utf8'), null);
+const NOTHING_WRITTEN = 'Nothing was written.';
+
+/**
+ * The text of `file` in a working folder (null: it does not exist), or why
+ * export refuses it: a symbolic link (its own or a folder's above it) is never
+ * read through, since it may point out of the checkout; a folder, a FIFO or a
+ * socket is no file; bytes that are not UTF-8 would be changed by decoding.
+ */
+async function worktreeText(dir: string, file: string): Promise<string | null | UserError> {
+  const found = await readInside(dir, file);
+  switch (found.kind) {
+    case 'absent':
+      return null;
+    case 'link':
+      return refuse(
+        `${file} in the checkout is ${found.at === file ? 'a symbolic link' : `under ${found.at}, a symbolic link`}; export never reads through a link, which may point out of the checkout.`,
+        `Replace ${found.at} with the ${found.at === file ? 'file' : 'folder'} itself (\`cp -RL\` copies what a link points to) or remove it, then run export again. ${NOTHING_WRITTEN}`,
+        { file, link: found.at },
+      );
+    case 'folder':
+    case 'special':
+      return refuse(
+        `${file} in the checkout is ${found.kind === 'folder' ? 'a folder' : 'neither a file nor a folder'}; templates/ and patches/ hold files.`,
+        `Put a file at ${file} or remove it, then run export again. ${NOTHING_WRITTEN}`,
+        { file },
+      );
+    case 'file': {
+      const decoded = decodeUtf8(found.bytes);
+      if ('text' in decoded) return decoded.text;
+      return refuse(
+        `${file} is not UTF-8 text: ${describeBadByte(found.bytes, decoded)}; templates/ and patches/ hold UTF-8 text, and export never changes bytes.`,
+        `Save ${file} as UTF-8 (\`iconv -f latin1 -t utf-8\` converts Latin-1), or leave a binary file out of the PR. ${NOTHING_WRITTEN}`,
+        { file, offset: decoded.offset, line: decoded.line },
+      );
+    }
+  }
 }
 
-/** What a working folder holds of the series' paths and of the other files changed against `since`. */
+/**
+ * What a working folder holds of the series' paths and of the other files
+ * changed against `since`. A path of the series that cannot be read as text
+ * is refused here; another file only when it would be exported (`refused`).
+ */
 export async function readEdits(
   git: Git,
   plan: ApplyPlan,
@@ -396,13 +450,24 @@ export async function readEdits(
 ): Promise<{ edited: Map<string, string | null>; others: OtherChange[] }> {
   const planned = plannedPaths(plan);
   const edited = new Map<string, string | null>();
-  for (const file of planned) edited.set(file, await worktreeText(git.dir, file));
+  for (const file of planned) {
+    const text = await worktreeText(git.dir, file);
+    if (text instanceof UserError) throw text;
+    edited.set(file, text);
+  }
   const changed = [...new Set([...(await git.worktreeDiff(since)), ...(await git.untrackedFiles())])].filter(
     (f) => !planned.includes(f),
   );
   const others: OtherChange[] = [];
-  for (const file of changed.sort())
-    others.push({ path: file, base: await git.fileAt(base, file), content: await worktreeText(git.dir, file) });
+  for (const file of changed.sort()) {
+    const text = await worktreeText(git.dir, file);
+    const fileBase = await git.fileAt(base, file);
+    others.push(
+      text instanceof UserError
+        ? { path: file, base: fileBase, content: '', refused: text }
+        : { path: file, base: fileBase, content: text },
+    );
+  }
   return { edited, others };
 }
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { Git } from '../adapters/git.js';
-import { uninterruptible } from '../adapters/interrupt.js';
+import { pausePoint, uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { CONFIG_FILE, parseConfigText } from './config.js';
@@ -514,6 +514,7 @@ export async function bumpTo(ctx: Context, ref: string, options: { allowOlder: b
         steps: c.steps.map((s) => ({ patch: s.patch, post: `${s.post.join('\n')}${s.post.length ? '\n' : ''}` })),
       })),
     });
+    await pausePoint('bump-saved');
     throw bumpConflict(
       ctx,
       state,

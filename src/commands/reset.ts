@@ -23,7 +23,7 @@ async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> 
     { uninterruptible },
     { withLock },
     { ensureCheckout },
-    { saveUserWork, savedWorkLines, verifyNoUnmerged },
+    { clearUnfinishedCheckout, saveUserWork, savedWorkLines, verifyNoUnmerged },
   ] = await Promise.all([
     import('../series/context.js'),
     import('../adapters/interrupt.js'),
@@ -39,6 +39,13 @@ async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> 
   }
   return withLock(ctx.workdir, 'reset', async () => {
     const { git, head } = await ensureCheckout(ctx);
+    // A first checkout that never finished (HEAD unborn): git cannot stash there, so its files are saved as a commit.
+    const cleared =
+      head.kind === 'empty'
+        ? await uninterruptible(() =>
+            clearUnfinishedCheckout(git, [pinned], { scope: 'all', save: true, reason: 'reset' }),
+          )
+        : null;
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };
@@ -46,7 +53,7 @@ async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> 
     await verifyNoUnmerged(git);
     // Saving the user's work and switching the checkout finish together once begun: Ctrl-C waits.
     const saved = await uninterruptible(async () => {
-      let kept: SavedWork | undefined;
+      let kept: SavedWork | undefined = cleared?.saved ?? undefined;
       if (dirty.length > 0 || head.kind === 'foreign') {
         kept = await saveUserWork(git, dirty, {
           reason: 'reset',

@@ -159,3 +159,48 @@ describe('a full disk', () => {
     expect(readFileSync(path.join(project, 'templates', '{{header_path}}'), 'utf8')).toContain('int x;');
   });
 });
+
+describe('a first checkout that never finished (the disk filled, or the run was killed in it)', () => {
+  /**
+   * The state git leaves: HEAD on a branch that does not exist yet, no index,
+   * some files written (untracked), one cut off half-way, others not written;
+   * plus a file of the user's at a path MLX does not have.
+   */
+  async function halfCheckedOut() {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = path.join(tempDir('msp-work-'), 'work');
+    const cli = (...args: string[]) =>
+      runCli([...args, '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], { cwd: project });
+    expect((await cli('apply')).code).toBe(0);
+    const checkout = path.join(workdir, 'mlx');
+    const applied = snapshot(checkout);
+    git(checkout, 'symbolic-ref', 'HEAD', 'refs/heads/master');
+    rmSync(path.join(checkout, '.git', 'index'));
+    rmSync(path.join(checkout, 'tests', 'CMakeLists.txt'));
+    const cut = path.join(checkout, 'docs', 'src', 'dev', 'extensions.rst');
+    writeFileSync(cut, readFileSync(cut, 'utf8').slice(0, 20));
+    writeFileSync(path.join(checkout, 'notes.txt'), 'mine\n');
+    return { cli, checkout, applied, cutText: readFileSync(cut, 'utf8') };
+  }
+
+  it("apply finishes it: the checkout holds the series, the cut-off file is saved under a backup ref, the user's file stays", async () => {
+    const { cli, checkout, applied, cutText } = await halfCheckedOut();
+    const result = await cli('apply');
+    expect(result.code, result.stderr).toBe(0);
+    rmSync(path.join(checkout, 'notes.txt'));
+    expect(snapshot(checkout)).toBe(applied);
+    const saved = (result.json as { saved: { refs: string[] } }).saved;
+    expect(git(checkout, 'show', `${saved.refs[0]}:docs/src/dev/extensions.rst`)).toBe(cutText);
+  });
+
+  it("reset finishes it on the pinned commit and saves what is not MLX's (the cut-off file, the user's file)", async () => {
+    const { cli, checkout, cutText } = await halfCheckedOut();
+    const result = await cli('reset');
+    expect(result.code, result.stderr).toBe(0);
+    expect(git(checkout, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    const saved = (result.json as { saved: { refs: string[] } }).saved;
+    expect(git(checkout, 'show', `${saved.refs[0]}:docs/src/dev/extensions.rst`)).toBe(cutText);
+    expect(git(checkout, 'show', `${saved.refs[0]}:notes.txt`)).toBe('mine\n');
+  });
+});

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { z } from 'zod';
 
-import { permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
+import { noSpaceErrorFrom, permissionDenied, permissionErrorFrom, UserError } from '../core/errors.js';
 import { parseSaved } from '../core/json.js';
 import { WORKDIR_NAMES } from '../core/workdir.js';
 import { ifAbsentSync } from './files.js';
@@ -68,14 +68,10 @@ function verifyLockPath(file: string): void {
       : stats.isSymbolicLink()
         ? 'a symbolic link'
         : 'not a plain file';
-  throw new UserError(
-    'WORKDIR_INVALID',
-    `The workdir's lock path ${file} is ${kind}, not a lock file the tool wrote.`,
-    {
-      hint: `Move or delete it (\`rm -r ${file}\`: it holds nothing of the tool), then run the command again.`,
-      details: { path: file, kind },
-    },
-  );
+  throw new UserError('WORKDIR_INVALID', `The lock path ${file} is ${kind}, not a lock file the tool wrote.`, {
+    hint: `Move or delete it (\`rm -r ${file}\`: it holds nothing of the tool), then run the command again.`,
+    details: { path: file, kind },
+  });
 }
 
 /** `ps` lives in /bin or /usr/bin on every system the tool runs on. */
@@ -132,6 +128,46 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
     throw permissionErrorFrom(error) ?? error;
   }
   const file = path.join(workdir, WORKDIR_NAMES.lock);
+  await takeLock(file, workdir, command, `is using ${workdir}`);
+  try {
+    await pausePoint('lock-taken');
+    return await fn();
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** The project's lock file: every run that writes the project's files holds it, whatever its workdir. */
+export const PROJECT_LOCK = '.mlx-storage-pr.lock';
+
+/**
+ * Takes `<project>/.mlx-storage-pr.lock` for the duration of `fn`: runs that
+ * write the project's files (export, bump, format --fix) from different
+ * workdirs of one project take turns, so none writes over another's files
+ * unseen. Taken after the workdir lock, never before it.
+ */
+export async function withProjectLock<T>(projectRoot: string, command: string, fn: () => Promise<T>): Promise<T> {
+  const file = path.join(projectRoot, PROJECT_LOCK);
+  await takeLock(file, projectRoot, command, `is writing the project ${projectRoot}`);
+  try {
+    return await fn();
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** The workdir's lock, then the project's, for the duration of `fn`: for a run that writes the project's files. */
+export async function withWriterLocks<T>(
+  workdir: string,
+  projectRoot: string,
+  command: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return withLock(workdir, command, () => withProjectLock(projectRoot, command, fn));
+}
+
+/** Creates the lock file `file` in `folder`, taking over a stale one; LOCKED (saying the owner `doing`) when a live run holds it. */
+async function takeLock(file: string, folder: string, command: string, doing: string): Promise<void> {
   // Taking the lock is a few small file operations, done synchronously: nothing else waits on them.
   const processStart = (await processIdentity(process.pid)).start;
   verifyLockPath(file);
@@ -149,10 +185,12 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       } finally {
         rmSync(draft, { force: true });
       }
-      break;
+      return;
     } catch (error) {
       const denied = permissionErrorFrom(error);
-      if (denied) throw permissionDenied(workdir, (denied.details as { reason: string }).reason, { cause: error });
+      if (denied) throw permissionDenied(folder, (denied.details as { reason: string }).reason, { cause: error });
+      const full = noSpaceErrorFrom(error);
+      if (full) throw full;
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(file, error);
       verifyLockPath(file);
       // An owner that cannot be read (the lock vanished, or holds no JSON) is unknown: the lock counts as stale.
@@ -160,7 +198,7 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       if (typeof owner.pid === 'number' && (await ownerRuns({ ...owner, pid: owner.pid }))) {
         throw new UserError(
           'LOCKED',
-          `Another mlx-storage-pr run (pid ${owner.pid}, ${owner.command ?? 'unknown command'}) is using ${workdir}.`,
+          `Another mlx-storage-pr run (pid ${owner.pid}, ${owner.command ?? 'unknown command'}) ${doing}.`,
           {
             hint: `Wait for it to finish. If no such process runs, delete ${file}.`,
             details: { lock: file, pid: owner.pid },
@@ -169,12 +207,6 @@ export async function withLock<T>(workdir: string, command: string, fn: () => Pr
       }
       await rm(file, { force: true });
     }
-  }
-  try {
-    await pausePoint('lock-taken');
-    return await fn();
-  } finally {
-    await rm(file, { force: true });
   }
 }
 

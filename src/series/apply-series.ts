@@ -9,8 +9,10 @@ import { ensureCheckout } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
 import {
+  backupRef,
   classifyHead,
   clearUnfinishedCheckout,
+  exportedSeries,
   saveUserWork,
   savedWorkLines,
   undoFailedSwitch,
@@ -222,6 +224,18 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
           only: true,
           ...(head.kind === 'foreign' ? { head: head.commit } : {}),
         });
+      }
+      // A series commit that export made and the project no longer renders (another workdir's export, or an
+      // edit of templates/ or patches/, changed the project since) may hold edits nowhere else: it is kept.
+      if (head.kind === 'applied' && head.inputHash !== plan.inputHash && (await exportedSeries(git)) === head.commit) {
+        const ref = backupRef('export', new Date());
+        await git.updateRef(ref, head.commit);
+        kept = {
+          ...(kept ?? { files: [], untracked: [], refs: [], restore: [] }),
+          headBackup: head.commit,
+        };
+        kept.refs.push(ref);
+        kept.restore.push(`git -C ${git.dir} checkout -b my-work ${head.commit}`);
       }
       try {
         // Checked while the files are written: `git checkout` itself skips a blob it cannot read.

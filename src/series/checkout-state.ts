@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -281,4 +281,24 @@ export async function undoFailedSwitch(git: Git, changed: readonly string[]): Pr
   for (const file of changed) if (!inHead.has(file)) await rm(path.join(git.dir, file), { force: true });
   const back = changed.filter((file) => inHead.has(file));
   if (back.length > 0) await literal(git).raw(['checkout', '--quiet', 'HEAD', '--', ...back]);
+}
+
+/** Where the checkout records the series commit its last `export` made (inside .git: no ref, nothing `clean` counts). */
+function exportedFile(git: Git): string {
+  return path.join(git.dir, '.git', 'mlx-storage-pr-exported');
+}
+
+/** Records that `export` made series commit `commit` from edits in this checkout. */
+export async function markExported(git: Git, commit: string): Promise<void> {
+  await writeFile(exportedFile(git), `${commit}\n`);
+}
+
+/**
+ * The series commit the checkout's last `export` made, or null. While HEAD is
+ * that commit, its edits are in the project unless another writer changed the
+ * project since: `apply` then keeps it before moving away.
+ */
+export async function exportedSeries(git: Git): Promise<string | null> {
+  const text = await readFile(exportedFile(git), 'utf8').catch(() => '');
+  return /^[0-9a-f]{40,64}$/.test(text.trim()) ? text.trim() : null;
 }

@@ -1,6 +1,6 @@
 import { Git } from '../adapters/git.js';
 import { uninterruptible } from '../adapters/interrupt.js';
-import { withLock } from '../adapters/lock.js';
+import { withWriterLocks } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
 import type { ChainFile } from './export-plan.js';
 import { toLines, type PatchStep } from '../core/patch.js';
@@ -8,7 +8,7 @@ import { buildPlan, patchedPaths, planSteps, plannedPaths } from './plan.js';
 import { readBumpState, type BumpState } from './bump-state.js';
 import { contentsAt } from './checkout.js';
 import type { Context } from './context.js';
-import { backupRef, verifyNoUnmerged } from './checkout-state.js';
+import { backupRef, markExported, verifyNoUnmerged } from './checkout-state.js';
 import { appliedCommitMessage, inputHashOf } from './tree.js';
 import {
   chainOf,
@@ -81,7 +81,9 @@ function summary(plan: RewritePlan): Pick<ExportData, 'written' | 'removed' | 'e
  * commit. Everything is worked out and checked before anything is written.
  */
 export async function exportEdits(ctx: Context, options: ExportOptions): Promise<ExportData> {
-  return withLock(ctx.workdir, 'export', async () => {
+  return withWriterLocks(ctx.workdir, ctx.projectRoot, 'export', async () => {
+    // Another workdir's run may have written the project since this one read it.
+    await ctx.reloadProject();
     const bump = await readBumpState(ctx);
     if (bump) return exportDuringBump(ctx, bump, options);
     const git = await ctx.checkout();
@@ -159,6 +161,7 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
         await git.updateRef(branchRef, commit);
         await git.raw(['symbolic-ref', 'HEAD', branchRef]);
         await git.readTree(commit);
+        await markExported(git, commit);
         // Only refreshes the index's cached file stats; where that fails, git recomputes them on the next status.
         await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
         return saved;

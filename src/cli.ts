@@ -2,7 +2,7 @@ import { packageVersion } from './adapters/package-root.js';
 import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
 import { helpText, type HelpSection } from './core/help-text.js';
-import { ExitCode, isUserError, permissionErrorFrom, processFailed } from './core/errors.js';
+import { ExitCode, isUserError, noSpaceErrorFrom, permissionErrorFrom, processFailed } from './core/errors.js';
 import { mapJsonStrings } from './core/json.js';
 import { redactUrls } from './core/redact.js';
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
@@ -208,11 +208,13 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     return result.exitCode ?? ExitCode.ok;
   } catch (caught) {
     // Whatever failed after Ctrl-C failed because of it: report the interrupt and the state it left.
-    // File-system permission errors from anywhere get the same report as other expected failures.
+    // A full disk and file-system permission errors from anywhere get the same report as other expected failures.
     const finished = caught instanceof InterruptedError && caught.finished;
     const error = io.signal?.aborted
       ? await (await import('./series/interrupted.js')).interruptedError(name, options, { finished })
-      : (permissionErrorFrom(caught) ?? (caught instanceof ProcessError ? processFailed(caught) : caught));
+      : (noSpaceErrorFrom(caught, { command: name }) ??
+        permissionErrorFrom(caught) ??
+        (caught instanceof ProcessError ? processFailed(caught) : caught));
     if (isUserError(error)) {
       if (json) {
         const payload = {

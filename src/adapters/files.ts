@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { z } from 'zod';
@@ -161,4 +161,59 @@ export async function linkOnPath(root: string, relative: string): Promise<string
     if (stats.isSymbolicLink()) return at;
   }
   return null;
+}
+
+/**
+ * Writes files as one change: every new text is written beside its place
+ * first (`<file>.<tag>`), and only when all are written are they moved in
+ * (each old file kept under a hard link until the end) and the removed ones
+ * (`text` null) deleted. A failure — a full disk, a file that cannot be
+ * written — puts back what was moved and removes the drafts and the folders
+ * made for them: every file is as it was. `files` are absolute paths.
+ */
+export async function writeFilesTogether(
+  files: ReadonlyArray<{ file: string; text: string | null }>,
+  tag: string,
+): Promise<void> {
+  const drafts: string[] = [];
+  const madeFolders: string[] = [];
+  const kept: Array<{ file: string; old: string | null }> = [];
+  try {
+    for (const { file, text } of files) {
+      if (text === null) continue;
+      const made = await mkdir(path.dirname(file), { recursive: true });
+      if (made !== undefined) madeFolders.push(made);
+      const draft = `${file}.${tag}`;
+      drafts.push(draft);
+      await writeFile(draft, text);
+    }
+    for (const { file, text } of files) {
+      const old = `${file}.${tag}-old`;
+      // A hard link keeps the old file without taking space; a file that does not exist keeps nothing.
+      const had = await ifAbsent(
+        link(file, old).then(() => true),
+        false,
+      );
+      kept.push({ file, old: had ? old : null });
+      if (text === null) await rm(file, { force: true });
+      else await rename(`${file}.${tag}`, file);
+    }
+  } catch (error) {
+    for (const { file, old } of kept.reverse()) {
+      if (old === null) await rm(file, { force: true }).catch(() => undefined);
+      else await rename(old, file).catch(() => undefined);
+    }
+    for (const draft of drafts) await rm(draft, { force: true }).catch(() => undefined);
+    for (const folder of madeFolders.reverse()) await removeEmptyFolders(folder);
+    throw error;
+  }
+  for (const { old } of kept) if (old !== null) await rm(old, { force: true });
+}
+
+/** Removes `folder` and the empty folders below it (made for files that were then taken back); a folder with files stays. */
+async function removeEmptyFolders(folder: string): Promise<void> {
+  for (const entry of await ifAbsent(readdir(folder, { withFileTypes: true }), [])) {
+    if (entry.isDirectory()) await removeEmptyFolders(path.join(folder, entry.name));
+  }
+  await rmdir(folder).catch(() => undefined);
 }

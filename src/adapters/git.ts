@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { permissionDenied, UserError } from '../core/errors.js';
+import { noSpace, noSpaceLine, permissionDenied, UserError } from '../core/errors.js';
 import { definedEnv, type Env, withoutRepositoryVariables } from './env.js';
 import type { Logger } from './log.js';
 import { pausePoint } from './interrupt.js';
@@ -72,6 +72,8 @@ async function runGit(args: readonly string[], cwd: string, env: NodeJS.ProcessE
   );
   const denied = fileSystemDenial(reason);
   if (denied !== null) throw permissionDenied(cwd, `git ${args[0] ?? ''} failed: ${denied}`, { cause: failure });
+  const full = noSpaceLine(reason);
+  if (full !== null) throw noSpace(cwd, `git ${args[0] ?? ''} failed: ${full}`, { cause: failure });
   throw failure;
 }
 

@@ -24,6 +24,7 @@ let nextId = 0;
 let atInterrupt: string[] = [];
 let stoppedBySigint: string[] = [];
 let completed: string | null = null;
+let inFlight: InFlight | null = null;
 let pause: { step: PausePoint; stream: NodeJS.WritableStream } | null = null;
 
 /**
@@ -40,12 +41,13 @@ export function watchInterrupts(
   atInterrupt = [];
   stoppedBySigint = [];
   completed = null;
+  inFlight = null;
   pause = pauseAt ?? null;
   runSignal?.addEventListener('abort', () => (atInterrupt = [...running.values()]), { once: true });
 }
 
 /** Points where a test can make the run wait for its Ctrl-C (`pausePoint`). */
-export const PAUSE_POINTS = ['lock-taken', 'fetch-started', 'push-done'] as const;
+export const PAUSE_POINTS = ['lock-taken', 'fetch-started', 'push-done', 'bump-saved'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 /**
@@ -75,6 +77,29 @@ export async function pausePoint<T>(step: PausePoint, alongside?: Promise<T>): P
  */
 export function markCompleted(what: string): void {
   completed = what;
+  inFlight = null;
+}
+
+/** An effect outside this machine under way (a push): Ctrl-C cannot tell whether it took effect. */
+export interface InFlight {
+  /** What may or may not have happened, e.g. `the push to <fork>`. */
+  what: string;
+  /** How to find out (a command), and what is safe to run next. */
+  check: string;
+}
+
+/**
+ * Records that `step` has started and may take effect outside this machine
+ * before an interrupt can stop it: the interrupt report then says it may or
+ * may not have happened and how to tell. `markCompleted` ends it.
+ */
+export function markInFlight(step: InFlight | null): void {
+  inFlight = step;
+}
+
+/** What `markInFlight` recorded and nothing completed since, or null. */
+export function inFlightStep(): InFlight | null {
+  return inFlight;
 }
 
 /** What `markCompleted` recorded in this run, or null. */

@@ -1,4 +1,4 @@
-import { saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../series/checkout-state.js';
+import { clearUnfinishedCheckout, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../series/checkout-state.js';
 import { loadContext } from '../series/context.js';
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
@@ -30,6 +30,13 @@ async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> 
   }
   return withLock(ctx.workdir, 'reset', async () => {
     const { git, head } = await ensureCheckout(ctx);
+    // A first checkout that never finished (HEAD unborn): git cannot stash there, so its files are saved as a commit.
+    const cleared =
+      head.kind === 'empty'
+        ? await uninterruptible(() =>
+            clearUnfinishedCheckout(git, [pinned], { scope: 'all', save: true, reason: 'reset' }),
+          )
+        : null;
     const dirty = await git.status();
     if (head.kind === 'pinned' && dirty.length === 0) {
       return { data: { ...base, status: 'already-clean' }, lines: [`${git.dir} is already the clean pinned commit.`] };
@@ -37,7 +44,7 @@ async function reset(options: GlobalOptions): Promise<CommandResult<ResetData>> 
     await verifyNoUnmerged(git);
     // Saving the user's work and switching the checkout finish together once begun: Ctrl-C waits.
     const saved = await uninterruptible(async () => {
-      let kept: SavedWork | undefined;
+      let kept: SavedWork | undefined = cleared?.saved ?? undefined;
       if (dirty.length > 0 || head.kind === 'foreign') {
         kept = await saveUserWork(git, dirty, {
           reason: 'reset',

@@ -1,3 +1,5 @@
+import { constants as osConstants } from 'node:os';
+
 /** Exit codes. The README documents them; keep the two in sync. */
 export const ExitCode = {
   ok: 0,
@@ -13,6 +15,8 @@ export const ExitCode = {
   permission: 10,
   /** `pr --ci`: some runs are queued or running. */
   ciRunning: 11,
+  /** The disk (or the user's quota) is full: ENOSPC, EDQUOT. */
+  noSpace: 12,
   internal: 70,
   interrupted: 130,
 } as const;
@@ -50,6 +54,7 @@ export type ErrorCode =
   | 'CHECK_FAILED'
   | 'USAGE'
   | 'PERMISSION_DENIED'
+  | 'NO_SPACE'
   | 'INTERRUPTED'
   | 'WORKDIR_INVALID'
   | 'SOURCE_INVALID'
@@ -105,6 +110,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   CHECK_FAILED: ExitCode.failure,
   USAGE: ExitCode.usage,
   PERMISSION_DENIED: ExitCode.permission,
+  NO_SPACE: ExitCode.noSpace,
   INTERRUPTED: ExitCode.interrupted,
   WORKDIR_INVALID: ExitCode.usage,
   SOURCE_INVALID: ExitCode.usage,
@@ -182,6 +188,67 @@ export function permissionErrorFrom(error: unknown): UserError | null {
       ? 'the file system is read-only'
       : `permission denied${typeof e.syscall === 'string' ? ` (${e.syscall})` : ''}`;
   return permissionDenied(file, reason, { cause: error });
+}
+
+/** What a program says when a write failed for want of space (git: also "Out of diskspace"). */
+const NO_SPACE_SAID = /No space left on device|Disk quota exceeded|Out of diskspace/i;
+
+/** The errno of a Node error that is about space: ENOSPC, or EDQUOT (which Node has no name for). */
+function isNoSpaceErrno(e: { code?: unknown; errno?: unknown }): boolean {
+  return e.code === 'ENOSPC' || e.code === 'EDQUOT' || e.errno === -osConstants.errno.EDQUOT;
+}
+
+/**
+ * The error for a write that failed because the disk, or the user's quota,
+ * is full. `where` is the file or folder written (null when unknown), `said`
+ * what the system or the program said, `command` the tool's command to run
+ * again once there is space.
+ */
+export function noSpace(
+  where: string | null,
+  said: string,
+  options: { command?: string | undefined; cause?: unknown } = {},
+): UserError {
+  const run = options.command === undefined ? 'the same command' : `\`mlx-storage-pr ${options.command}\``;
+  return new UserError('NO_SPACE', `No space left on the disk${where === null ? '' : ` of ${where}`}: ${said}`, {
+    hint: `Free space on that disk (\`df -h ${where ?? '.'}\` shows what is left; \`mlx-storage-pr clean\` removes builds the tool can make again), then run ${run} again. What this run could not finish was undone.`,
+    details: { path: where, reason: said },
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+  });
+}
+
+/**
+ * One place that tells a full disk (ENOSPC) or quota (EDQUOT) from other
+ * failures: a Node file-system error with that code, a failed program whose
+ * output says so, a NO_SPACE error already made, or any of these as the
+ * cause of another error. The NO_SPACE error, naming `command` in its hint;
+ * null for any other error.
+ */
+export function noSpaceErrorFrom(error: unknown, options: { command?: string } = {}): UserError | null {
+  for (let e = error as Record<string, unknown> | null, depth = 0; depth < 8; depth++) {
+    if (e === null || typeof e !== 'object') return null;
+    if (e instanceof UserError && e.code === 'NO_SPACE') {
+      const details = e.details as { path: string | null; reason: string };
+      return noSpace(details.path, details.reason, { command: options.command, cause: e.cause });
+    }
+    if (isNoSpaceErrno(e)) {
+      const file = typeof e['dest'] === 'string' ? e['dest'] : typeof e['path'] === 'string' ? e['path'] : null;
+      return noSpace(file, typeof e['message'] === 'string' ? e['message'] : String(e['code']), {
+        command: options.command,
+        cause: error,
+      });
+    }
+    const said = typeof e['stderr'] === 'string' ? noSpaceLine(e['stderr']) : null;
+    if (said !== null) return noSpace(null, said, { command: options.command, cause: error });
+    e = e['cause'] as Record<string, unknown> | null;
+  }
+  return null;
+}
+
+/** The line of a program's output that says the disk or quota is full, or null. */
+export function noSpaceLine(output: string): string | null {
+  const line = output.split('\n').find((l) => NO_SPACE_SAID.test(l));
+  return line === undefined ? null : line.trim();
 }
 
 /**

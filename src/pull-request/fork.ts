@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Env } from '../adapters/env.js';
 import { fileIdentity } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
-import { markCompleted, pausePoint } from '../adapters/interrupt.js';
+import { markCompleted, markInFlight, pausePoint } from '../adapters/interrupt.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, ProcessError, quote } from '../adapters/process-error.js';
 import { realPath } from '../series/project-files.js';
@@ -317,6 +317,11 @@ export async function refreshFork(
     { commit: o.commit.commit, ref: lease, expect: state.lease },
   ];
   try {
+    // Once git has sent the push, the fork may take it even if Ctrl-C stops git before it hears back.
+    markInFlight({
+      what: `the push of ${o.commit.commit.slice(0, 12)} to ${branchRef} on ${where}`,
+      check: `\`git ls-remote ${quote(where)} ${branchRef}\` shows where the branch is now; running the same \`mlx-storage-pr pr --push\` again is safe (it finds the branch unchanged, or updates it)`,
+    });
     await git.pushAtomic(o.fork.url, updates);
     markCompleted('the push');
     await pausePoint('push-done');

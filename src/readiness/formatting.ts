@@ -8,7 +8,7 @@ import { loadClangFormat } from '../adapters/clang-format.js';
 import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
 import { pythonFormatterVersion, runPythonFormatter, type PythonFormatter } from '../adapters/python-format.js';
 import type { Git } from '../adapters/git.js';
-import { withLock } from '../adapters/lock.js';
+import { withWriterLocks } from '../adapters/lock.js';
 import { templateVariables } from '../series/config.js';
 import { UserError } from '../core/errors.js';
 import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins, unifiedDiff } from './format-report.js';
@@ -488,7 +488,7 @@ export async function formatSeries(
   const run = await runFormatting(ctx);
   if (!options.fix || run.fixable.length === 0) return { run, fixed: [] };
   // The lock is taken before templates/ and patches/ are rewritten: a run that cannot apply writes nothing.
-  const fixed = await withLock(ctx.workdir, 'format', async () => {
+  const fixed = await withWriterLocks(ctx.workdir, ctx.projectRoot, 'format', async () => {
     const written = await writeFormatFixes(ctx, run);
     ctx.log.info(`Rewrote ${written.join(', ')}; applying the series again so the checkout matches.`);
     await ctx.reloadProject();

@@ -8,7 +8,18 @@ import { plannedPaths } from './plan.js';
 import { ensureCheckout } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
-import { classifyHead, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from './checkout-state.js';
+import {
+  backupRef,
+  classifyHead,
+  clearUnfinishedCheckout,
+  exportedSeries,
+  saveUserWork,
+  savedWorkLines,
+  undoFailedSwitch,
+  verifyNoUnmerged,
+  type HeadState,
+  type SavedWork,
+} from './checkout-state.js';
 import type { Git } from '../adapters/git.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
@@ -65,6 +76,32 @@ type Applied = { commit: string; changed: string[] } | { commit: null; conflicts
 async function lacksObjects(check: Promise<string[] | ProcessError>): Promise<boolean> {
   const missing = await check;
   return missing instanceof ProcessError || missing.length > 0;
+}
+
+/**
+ * Undoes a checkout that failed half-way. A first checkout (HEAD unborn) goes
+ * back to no files: all of them when this run made the checkout, else those
+ * it wrote (anything else is saved first). A switch puts back the paths it
+ * changes. Best effort: the first failure is the one reported.
+ */
+async function undoCheckout(
+  git: Git,
+  head: HeadState,
+  created: boolean,
+  targets: string[],
+  changed: readonly string[],
+): Promise<void> {
+  try {
+    if (head.kind === 'empty')
+      await clearUnfinishedCheckout(git, targets, {
+        scope: created ? 'all' : 'in-the-way',
+        save: !created,
+        reason: 'apply',
+      });
+    else await undoFailedSwitch(git, changed);
+  } catch {
+    // What is left is what a later apply clears (first checkout) or names as changed files (switch).
+  }
 }
 
 /**
@@ -130,9 +167,10 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
       throw conflictError(applied.conflicts, { threeWay });
     }
     let { commit, changed } = applied;
-    // A checkout made by this run holds nothing of the user's that could be in the way.
+    // A checkout made by this run holds nothing of the user's that could be in the way; one whose first
+    // checkout never finished (HEAD unborn) is cleared before the checkout, keeping what is not the tool's.
     if (!created) await verifyNoUnmerged(git);
-    const dirtyEntries = created ? [] : await git.status(changed);
+    const dirtyEntries = created || head.kind === 'empty' ? [] : await git.status(changed);
     const dirty = dirtyEntries.map((e) => e.path);
 
     if (head.kind === 'foreign' && !options.force) {
@@ -170,6 +208,16 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
     const saved = await uninterruptible(async () => {
       let kept: SavedWork | undefined;
+      if (head.kind === 'empty' && !created) {
+        const cleared = await clearUnfinishedCheckout(git, [commit, pinned], {
+          scope: 'in-the-way',
+          save: true,
+          reason: 'apply',
+        });
+        if (cleared !== null)
+          ctx.log.info(`Finishing the first checkout of ${git.dir}, which stopped half-way in an earlier run.`);
+        kept = cleared?.saved ?? undefined;
+      }
       if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
         kept = await saveUserWork(git, dirtyEntries, {
           reason: 'apply',
@@ -177,20 +225,38 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
           ...(head.kind === 'foreign' ? { head: head.commit } : {}),
         });
       }
-      // Checked while the files are written: `git checkout` itself skips a blob it cannot read.
-      const checkingOut = orFailure(git.checkoutBranch(ctx.config.branch, commit));
-      const check = early === null ? null : orFailure(git.missingObjects(commit, pinned));
-      // Handled here so it is not an unhandled rejection while the checkout is awaited; awaiting it below still throws.
-      check?.catch(() => undefined);
-      const checkedOut = await checkingOut;
-      if (check !== null && (await lacksObjects(check))) {
-        ctx.log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
-        // Without the source's objects, so every object is written into the checkout.
-        const rebuilt = await buildApplied(git, pinned);
-        if (rebuilt.commit === null) throw conflictError(rebuilt.conflicts, { threeWay });
-        ({ commit, changed } = rebuilt);
-        await git.checkoutBranch(ctx.config.branch, commit, { force: true });
-      } else if (checkedOut instanceof ProcessError) throw checkedOut;
+      // A series commit that export made and the project no longer renders (another workdir's export, or an
+      // edit of templates/ or patches/, changed the project since) may hold edits nowhere else: it is kept.
+      if (head.kind === 'applied' && head.inputHash !== plan.inputHash && (await exportedSeries(git)) === head.commit) {
+        const ref = backupRef('export', new Date());
+        await git.updateRef(ref, head.commit);
+        kept = {
+          ...(kept ?? { files: [], untracked: [], refs: [], restore: [] }),
+          headBackup: head.commit,
+        };
+        kept.refs.push(ref);
+        kept.restore.push(`git -C ${git.dir} checkout -b my-work ${head.commit}`);
+      }
+      try {
+        // Checked while the files are written: `git checkout` itself skips a blob it cannot read.
+        const checkingOut = orFailure(git.checkoutBranch(ctx.config.branch, commit));
+        const check = early === null ? null : orFailure(git.missingObjects(commit, pinned));
+        // Handled here so it is not an unhandled rejection while the checkout is awaited; awaiting it below still throws.
+        check?.catch(() => undefined);
+        const checkedOut = await checkingOut;
+        if (check !== null && (await lacksObjects(check))) {
+          ctx.log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
+          // Without the source's objects, so every object is written into the checkout.
+          const rebuilt = await buildApplied(git, pinned);
+          if (rebuilt.commit === null) throw conflictError(rebuilt.conflicts, { threeWay });
+          ({ commit, changed } = rebuilt);
+          await git.checkoutBranch(ctx.config.branch, commit, { force: true });
+        } else if (checkedOut instanceof ProcessError) throw checkedOut;
+      } catch (error) {
+        // A checkout that failed half-way (a full disk) is undone: no file is left half switched.
+        await undoCheckout(git, head, created, [commit, pinned], changed);
+        throw error;
+      }
       // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
       const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);
       if (after !== null && (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned)) {

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { Git } from '../adapters/git.js';
-import { uninterruptible } from '../adapters/interrupt.js';
-import { withLock } from '../adapters/lock.js';
+import { pausePoint, uninterruptible } from '../adapters/interrupt.js';
+import { withWriterLocks } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { CONFIG_FILE, parseConfigText } from './config.js';
 import { UserError } from '../core/errors.js';
@@ -425,7 +425,7 @@ function bumpBlocked(
 
 /** `bump --to <ref>`: moves the pin to `ref` and the series with it, or stops at the first conflict with a worktree to resolve it in. */
 export async function bumpTo(ctx: Context, ref: string, options: { allowOlder: boolean }): Promise<BumpData> {
-  return withLock(ctx.workdir, 'bump', async () => {
+  return withWriterLocks(ctx.workdir, ctx.projectRoot, 'bump', async () => {
     if ((await readBumpState(ctx)) !== null) throw inProgress(ctx);
     const { git, head } = await ensureCheckout(ctx);
     await verifyCheckoutReady(git, head);
@@ -514,6 +514,7 @@ export async function bumpTo(ctx: Context, ref: string, options: { allowOlder: b
         steps: c.steps.map((s) => ({ patch: s.patch, post: `${s.post.join('\n')}${s.post.length ? '\n' : ''}` })),
       })),
     });
+    await pausePoint('bump-saved');
     throw bumpConflict(
       ctx,
       state,
@@ -538,7 +539,7 @@ function noBump(ctx: Context, what: string): UserError {
 
 /** `bump --continue`: after the conflicts were resolved and exported, finishes the bump. */
 export async function continueBump(ctx: Context): Promise<BumpData> {
-  return withLock(ctx.workdir, 'bump', async () => {
+  return withWriterLocks(ctx.workdir, ctx.projectRoot, 'bump', async () => {
     const state = await readBumpState(ctx);
     if (state === null) throw noBump(ctx, 'continue');
     const git = await ctx.checkout();
@@ -619,7 +620,7 @@ async function renderedAt(ctx: Context, state: BumpState): Promise<Map<string, s
 
 /** `bump --abort`: puts the config, templates/, patches/ and the checkout back as they were before the bump. */
 export async function abortBump(ctx: Context): Promise<BumpData> {
-  return withLock(ctx.workdir, 'bump', async () => {
+  return withWriterLocks(ctx.workdir, ctx.projectRoot, 'bump', async () => {
     const state = await readBumpState(ctx);
     if (state === null) throw noBump(ctx, 'abort');
     const saved = await saveAbortedWork(ctx, await ctx.checkout(), state, await renderedAt(ctx, state));

@@ -1,4 +1,8 @@
-import type { Git, StatusEntry } from '../adapters/git.js';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import { STATE_AUTHOR, type Git, type StatusEntry } from '../adapters/git.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import { inputHashOf } from './tree.js';
@@ -53,7 +57,7 @@ export async function classifyHead(git: Git, pinned: string): Promise<HeadState>
 }
 
 /** A ref that keeps saved work reachable even if the stash is dropped. */
-export function backupRef(kind: 'stash' | 'head' | 'export', now: Date): string {
+export function backupRef(kind: 'stash' | 'head' | 'export' | 'files', now: Date): string {
   return `refs/mlx-storage-pr/backup/${now.toISOString().replace(/[:.]/g, '-')}-${kind}`;
 }
 
@@ -150,7 +154,7 @@ export function savedWorkLines(saved: SavedWork, scope: 'in-the-way' | 'all'): s
   if (all.length > 0) {
     const what = scope === 'in-the-way' ? ` to ${all.length} file${all.length === 1 ? '' : 's'} apply changes` : '';
     lines.push(
-      `Before that, saved your uncommitted changes${what}: ${all.join(', ')} (stash ${saved.stash}, also ${saved.refs[0]}).`,
+      `Before that, saved your uncommitted changes${what}: ${all.join(', ')} (${saved.stash === undefined ? saved.refs[0] : `stash ${saved.stash}, also ${saved.refs[0]}`}).`,
     );
     if (scope === 'in-the-way') lines.push('Other uncommitted changes were left in place.');
     if (scope === 'all') {
@@ -172,4 +176,129 @@ export function savedWorkLines(saved: SavedWork, scope: 'in-the-way' | 'all'): s
     );
   }
   return lines;
+}
+
+/** A literal pathspec: git takes the path as it is (no glob, no magic). */
+function literal(git: Git): Git {
+  return git.withEnv({ GIT_LITERAL_PATHSPECS: '1' });
+}
+
+/** Path -> blob id of every file in the trees of `commits` (a path in several: each of its blobs). */
+async function blobsOf(git: Git, commits: readonly string[]): Promise<Map<string, Set<string>>> {
+  const blobs = new Map<string, Set<string>>();
+  for (const commit of commits) {
+    const out = await git.raw(['ls-tree', '-r', '-z', '--full-tree', commit]);
+    for (const entry of out.split('\0').filter(Boolean)) {
+      const tab = entry.indexOf('\t');
+      const blob = entry.slice(0, tab).split(' ')[2] as string;
+      const file = entry.slice(tab + 1);
+      blobs.set(file, (blobs.get(file) ?? new Set()).add(blob));
+    }
+  }
+  return blobs;
+}
+
+/**
+ * A checkout whose first checkout never finished (the disk filled, or the run
+ * was killed during it) has an unborn HEAD, an empty index and, untracked, the
+ * files that checkout got to write. This clears it back to what a first
+ * checkout starts from (the fetched commit, no files), so the command can do
+ * it again: an untracked file whose content is a blob of `targets`' trees at
+ * its path was written by that checkout and is removed; any other (a file cut
+ * off half-way, or an edit) is first saved as a commit under a backup ref
+ * (unless `save` is false: the caller made the checkout in this run). With
+ * scope 'in-the-way' only files at the trees' paths are touched, with 'all'
+ * every untracked file. Null when the checkout is not in that state.
+ */
+export async function clearUnfinishedCheckout(
+  git: Git,
+  targets: readonly string[],
+  options: { scope: 'in-the-way' | 'all'; save: boolean; reason: string; now?: Date },
+): Promise<{ saved: SavedWork | null; removed: string[] } | null> {
+  if ((await git.head()) !== null) return null;
+  if ((await git.raw(['ls-files', '-z'])).length > 0) return null;
+  const untracked = (await git.status()).filter((e) => e.code === '??').map((e) => e.path);
+  if (untracked.length === 0) return null;
+  const blobs = await blobsOf(git, targets);
+  const affected = options.scope === 'all' ? untracked : untracked.filter((f) => blobs.has(f));
+  if (affected.length === 0) return null;
+  const ids = (await literal(git).raw(['hash-object', '--', ...affected])).trim().split('\n');
+  const theirs = affected.filter((file, i) => !(blobs.get(file)?.has(ids[i] as string) ?? false));
+  let saved: SavedWork | null = null;
+  if (options.save && theirs.length > 0) saved = await saveUntracked(git, theirs, options);
+  for (const file of affected) await rm(path.join(git.dir, file), { force: true });
+  return { saved, removed: affected };
+}
+
+/** Saves untracked files of a checkout without a commit (where `git stash` cannot work) as a root commit under a backup ref. */
+async function saveUntracked(
+  git: Git,
+  files: readonly string[],
+  options: { reason: string; now?: Date },
+): Promise<SavedWork> {
+  const now = options.now ?? new Date();
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'mlx-storage-pr-index-'));
+  try {
+    const side = literal(git.withIndex(path.join(folder, 'index')));
+    await side.raw(['add', '--force', '--', ...files]);
+    const tree = (await side.raw(['write-tree'])).trim();
+    const author = {
+      GIT_AUTHOR_NAME: STATE_AUTHOR.name,
+      GIT_AUTHOR_EMAIL: STATE_AUTHOR.email,
+      GIT_COMMITTER_NAME: STATE_AUTHOR.name,
+      GIT_COMMITTER_EMAIL: STATE_AUTHOR.email,
+    };
+    const message = `mlx-storage-pr: saved before ${options.reason} ${now.toISOString()}`;
+    const commit = (await git.withEnv(author).raw(['commit-tree', tree, '-m', message])).trim();
+    const ref = backupRef('files', now);
+    await git.updateRef(ref, commit);
+    return {
+      files: [],
+      untracked: [...files],
+      refs: [ref],
+      restore: files.map((file) => `git -C ${git.dir} show ${commit}:${file}`),
+    };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * After a switch of the checkout failed half-way (a full disk, say), puts
+ * back the files it wrote: each of `changed` as HEAD has it, and removes
+ * those HEAD lacks. Before the switch these paths held nothing of the user's
+ * (apply refuses, or saves, edits in them), so this restores the checkout
+ * as it was. Best effort: a failure here is not reported over the first one.
+ */
+export async function undoFailedSwitch(git: Git, changed: readonly string[]): Promise<void> {
+  if (changed.length === 0) return;
+  const inHead = new Set(
+    (await literal(git).raw(['ls-tree', '-r', '-z', '--name-only', '--full-tree', 'HEAD', '--', ...changed]))
+      .split('\0')
+      .filter(Boolean),
+  );
+  // Removing first frees the space that writing the old files back may need.
+  for (const file of changed) if (!inHead.has(file)) await rm(path.join(git.dir, file), { force: true });
+  const back = changed.filter((file) => inHead.has(file));
+  if (back.length > 0) await literal(git).raw(['checkout', '--quiet', 'HEAD', '--', ...back]);
+}
+
+/** Where the checkout records the series commit its last `export` made (inside .git: no ref, nothing `clean` counts). */
+function exportedFile(git: Git): string {
+  return path.join(git.dir, '.git', 'mlx-storage-pr-exported');
+}
+
+/** Records that `export` made series commit `commit` from edits in this checkout. */
+export async function markExported(git: Git, commit: string): Promise<void> {
+  await writeFile(exportedFile(git), `${commit}\n`);
+}
+
+/**
+ * The series commit the checkout's last `export` made, or null. While HEAD is
+ * that commit, its edits are in the project unless another writer changed the
+ * project since: `apply` then keeps it before moving away.
+ */
+export async function exportedSeries(git: Git): Promise<string | null> {
+  const text = await readFile(exportedFile(git), 'utf8').catch(() => '');
+  return /^[0-9a-f]{40,64}$/.test(text.trim()) ? text.trim() : null;
 }

@@ -1,6 +1,6 @@
 import { Git } from '../adapters/git.js';
 import { uninterruptible } from '../adapters/interrupt.js';
-import { withLock } from '../adapters/lock.js';
+import { withWriterLocks } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
 import type { ChainFile } from './export-plan.js';
 import { toLines, type PatchStep } from '../core/patch.js';
@@ -8,7 +8,7 @@ import { buildPlan, patchedPaths, planSteps, plannedPaths } from './plan.js';
 import { readBumpState, type BumpState } from './bump-state.js';
 import { contentsAt } from './checkout.js';
 import type { Context } from './context.js';
-import { backupRef, verifyNoUnmerged } from './checkout-state.js';
+import { backupRef, markExported, verifyNoUnmerged } from './checkout-state.js';
 import { appliedCommitMessage, inputHashOf } from './tree.js';
 import {
   chainOf,
@@ -81,7 +81,9 @@ function summary(plan: RewritePlan): Pick<ExportData, 'written' | 'removed' | 'e
  * commit. Everything is worked out and checked before anything is written.
  */
 export async function exportEdits(ctx: Context, options: ExportOptions): Promise<ExportData> {
-  return withLock(ctx.workdir, 'export', async () => {
+  return withWriterLocks(ctx.workdir, ctx.projectRoot, 'export', async () => {
+    // Another workdir's run may have written the project since this one read it.
+    await ctx.reloadProject();
     const bump = await readBumpState(ctx);
     if (bump) return exportDuringBump(ctx, bump, options);
     const git = await ctx.checkout();
@@ -144,21 +146,38 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
 
     const commit = await git.commitTree(tree, pinned, appliedCommitMessage(result.plan));
     // Writing the project files and moving the checkout finish together once begun: Ctrl-C waits.
+    const branchRef = `refs/heads/${ctx.config.branch}`;
+    const before = { tip: await git.resolveRef(branchRef), on: await git.currentBranch() };
     const savedHead = await uninterruptible(async () => {
       await writeProjectFiles(ctx.projectRoot, result.writes);
-      // The files are already what the new commit holds: only the branch, HEAD and the index move.
-      let saved: ExportData['savedHead'];
-      if (head !== null && head !== series.commit) {
-        const ref = backupRef('export', new Date());
-        await git.updateRef(ref, head);
-        saved = { commit: head, ref };
+      try {
+        // The files are already what the new commit holds: only the branch, HEAD and the index move.
+        let saved: ExportData['savedHead'];
+        if (head !== null && head !== series.commit) {
+          const ref = backupRef('export', new Date());
+          await git.updateRef(ref, head);
+          saved = { commit: head, ref };
+        }
+        await git.updateRef(branchRef, commit);
+        await git.raw(['symbolic-ref', 'HEAD', branchRef]);
+        await git.readTree(commit);
+        await markExported(git, commit);
+        // Only refreshes the index's cached file stats; where that fails, git recomputes them on the next status.
+        await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
+        return saved;
+      } catch (error) {
+        // The checkout could not move (its disk is full, say): the project and the branch go back as they were,
+        // so that they still agree and the same export can run again.
+        const back = result.writes.map((w) => ({ file: w.file, before: w.after, after: w.before }));
+        await writeProjectFiles(ctx.projectRoot, back).catch(() => undefined);
+        if (before.tip === null) await git.raw(['update-ref', '-d', branchRef]).catch(() => undefined);
+        else await git.updateRef(branchRef, before.tip).catch(() => undefined);
+        if (before.on === null && head !== null)
+          await git.raw(['update-ref', '--no-deref', 'HEAD', head]).catch(() => undefined);
+        else if (before.on !== null)
+          await git.raw(['symbolic-ref', 'HEAD', `refs/heads/${before.on}`]).catch(() => undefined);
+        throw error;
       }
-      await git.updateRef(`refs/heads/${ctx.config.branch}`, commit);
-      await git.raw(['symbolic-ref', 'HEAD', `refs/heads/${ctx.config.branch}`]);
-      await git.readTree(commit);
-      // Only refreshes the index's cached file stats; where that fails, git recomputes them on the next status.
-      await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
-      return saved;
     });
     await ctx.reloadProject();
     return {

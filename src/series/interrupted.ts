@@ -2,10 +2,12 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
-import { completedStep, runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
+import { completedStep, inFlightStep, runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
 import { lockOwner } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
+import { DEFAULT_WORKDIR } from '../core/paths.js';
 import type { WorkdirLayout } from '../core/workdir.js';
+import { readBumpState } from './bump-state.js';
 import { classifyHead, headCheckoutState, type CheckoutState } from './checkout-state.js';
 import { loadContext, type ContextOptions } from './context.js';
 
@@ -17,6 +19,10 @@ export interface InterruptDetails {
   running: string[];
   /** What this report removed because the run left it behind. */
   removed: string[];
+  /** An effect outside this machine that was under way and may or may not have taken effect (a push). */
+  inFlight?: string;
+  /** A bump in progress in the workdir after the interrupt: `bump --continue` or `--abort` is next, not a new bump. */
+  bumpInProgress?: boolean;
   checkout: { path: string | null; state: CheckoutState; head: string | null; uncommitted: string[] };
 }
 
@@ -44,6 +50,7 @@ export async function interruptedError(
 ): Promise<UserError> {
   const running = runningAtInterrupt();
   const completed = completedStep();
+  const inFlight = inFlightStep();
   // The report itself runs git; a second Ctrl-C still stops the process at once (bin/).
   watchInterrupts(undefined);
   const details: InterruptDetails = {
@@ -62,10 +69,14 @@ export async function interruptedError(
         : `Interrupted: \`mlx-storage-pr init\` did not finish${running.length ? `; it stopped while running \`${running.join('`, `')}\`` : ''}. It wrote nothing.`,
       { hint: 'Run the same `mlx-storage-pr init` again.', details },
     );
+  if (inFlight !== null) details.inFlight = inFlight.what;
+  let flags = '';
   try {
     const ctx = await loadContext(options);
     details.removed = await removeLeftovers(ctx.layout);
     details.checkout.path = ctx.layout.checkout;
+    flags = ctx.workdir === path.join(ctx.projectRoot, DEFAULT_WORKDIR) ? '' : ` --workdir ${ctx.workdir}`;
+    if (command === 'bump') details.bumpInProgress = (await readBumpState(ctx).catch(() => null)) !== null;
     const git = await ctx.checkout();
     if (git === null) details.checkout.state = 'no-checkout';
     else {
@@ -85,6 +96,9 @@ export async function interruptedError(
       : `Interrupted: \`mlx-storage-pr ${command}\` did not finish${running.length ? `; it stopped while running \`${running.join('`, `')}\`` : ''}.`,
   ];
   if (completed !== null) lines.push(`Ctrl-C came after ${completed} completed; that stands.`);
+  if (inFlight !== null)
+    lines.push(`${inFlight.what} may or may not have landed: git may have sent it before Ctrl-C stopped it.`);
+  if (details.bumpInProgress) lines.push(`The bump had saved its state: it is in progress (\`status\` shows it).`);
   const where = details.checkout.path ?? 'the checkout';
   if (details.checkout.state === 'no-checkout')
     lines.push(`No MLX checkout in ${where}; nothing was kept from an unfinished fetch.`);
@@ -94,10 +108,12 @@ export async function interruptedError(
       `It has ${details.checkout.uncommitted.length} uncommitted change(s): ${details.checkout.uncommitted.slice(0, 10).join(', ')}${details.checkout.uncommitted.length > 10 ? ', ...' : ''}`,
     );
   if (details.removed.length) lines.push(`Removed what the run left behind: ${details.removed.join(', ')}`);
-  return new UserError('INTERRUPTED', lines.join('\n'), {
-    hint: `Run \`mlx-storage-pr ${command}\` again to finish; \`mlx-storage-pr status\` shows the checkout.`,
-    details,
-  });
+  const next = details.bumpInProgress
+    ? `Resolve the conflicts it names (\`mlx-storage-pr status${flags}\`), \`mlx-storage-pr export${flags}\`, then \`mlx-storage-pr bump --continue${flags}\`; or give it up with \`mlx-storage-pr bump --abort${flags}\`. A new \`bump --to\` refuses while it is in progress.`
+    : inFlight !== null
+      ? `${inFlight.check[0]?.toUpperCase() ?? ''}${inFlight.check.slice(1)}.`
+      : `Run \`mlx-storage-pr ${command}\` again to finish; \`mlx-storage-pr status\` shows the checkout.`;
+  return new UserError('INTERRUPTED', lines.join('\n'), { hint: next, details });
 }
 
 /** This process's own lock and fetch side folder, if still there. */

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { linkOnPath, readInside } from '../adapters/files.js';
+import { ifAbsent, linkOnPath, readInside, writeFilesTogether } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import { templateVariables } from './config.js';
 import { permissionErrorFrom, UserError } from '../core/errors.js';
@@ -358,7 +358,10 @@ export function exportDiff(writes: RewritePlan['writes']): string {
   return writes.map((w) => unifiedDiff(w.file, w.before ?? '', w.after ?? '')).join('');
 }
 
-/** Writes the project files (each beside its place first, then moved in) and deletes removed ones. */
+/**
+ * Writes the project files and deletes removed ones, all or none: each beside
+ * its place first, then all moved in (see `writeFilesTogether`).
+ */
 export async function writeProjectFiles(root: string, writes: RewritePlan['writes']): Promise<void> {
   // Every write lands in the project: a link on the way (templates/x -> a folder elsewhere) is refused before the first write.
   for (const w of writes) {
@@ -373,29 +376,23 @@ export async function writeProjectFiles(root: string, writes: RewritePlan['write
         },
       );
   }
-  for (const w of writes) {
-    const file = path.join(root, w.file);
-    if (w.after === null) {
-      await rm(file, { force: true });
-      continue;
-    }
-    await mkdir(path.dirname(file), { recursive: true });
-    const draft = `${file}.mlx-storage-pr-${process.pid}`;
-    try {
-      await writeFile(draft, w.after);
-      await rename(draft, file);
-    } catch (error) {
-      // The draft must not stay behind: the next apply would take it for a template.
-      await rm(draft, { force: true }).catch(() => undefined);
-      const denied = permissionErrorFrom(error);
-      if (denied === null) throw error;
-      const reason = (denied.details as { reason: string }).reason;
-      throw new UserError('PERMISSION_DENIED', `Cannot write ${file}: ${reason}.`, {
-        hint: `Make ${w.file} and its folder writable for your user (\`ls -ld ${file} ${path.dirname(file)}\`; also \`lsattr\` or \`ls -lO\` for an immutable or locked file), then run export again.`,
-        details: { path: file, reason },
-        cause: error,
-      });
-    }
+  try {
+    await writeFilesTogether(
+      writes.map((w) => ({ file: path.join(root, w.file), text: w.after })),
+      `mlx-storage-pr-${process.pid}`,
+    );
+  } catch (error) {
+    // A draft must not stay behind (the next apply would take it for a template): writeFilesTogether removed them.
+    const denied = permissionErrorFrom(error);
+    if (denied === null) throw error;
+    // Named as the project file, not as its draft or kept copy.
+    const file = (denied.details as { path: string }).path.replace(/\.mlx-storage-pr-\d+(-old)?$/, '');
+    const reason = (denied.details as { reason: string }).reason;
+    throw new UserError('PERMISSION_DENIED', `Cannot write ${file}: ${reason}.`, {
+      hint: `Make ${path.relative(root, file)} and its folder writable for your user (\`ls -ld ${file} ${path.dirname(file)}\`; also \`lsattr\` or \`ls -lO\` for an immutable or locked file), then run export again.`,
+      details: { path: file, reason },
+      cause: error,
+    });
   }
 }
 

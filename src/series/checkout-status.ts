@@ -63,7 +63,7 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
     data.state = 'missing-pinned-commit';
   } else {
     await verifyPinIsCommit(git, pinned);
-    const built = await buildTree(git, plan);
+    const built = await buildTree(git, plan, { since: head.kind === 'applied' ? head.base : undefined });
     data.conflicts = built.conflicts;
     if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));
     data.state = headCheckoutState(head, () => plan.inputHash);

@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { CONFIG_FILE, parseConfigText, type Config } from './config.js';
 import { UserError } from '../core/errors.js';
+import { withGitLineEndings } from '../core/patch.js';
 import type { PlanInputs } from './plan.js';
 
 import { ifAbsentSync } from '../adapters/files.js';
@@ -74,7 +75,7 @@ export function loadPlanInputs(projectRoot: string, config: Config): PlanInputs 
   const patches = new Map<string, string>();
   for (const file of listFiles(patchesDir)) {
     if (file === 'series' || file.endsWith('.md')) continue;
-    patches.set(file, readFileSync(path.join(patchesDir, file), 'utf8'));
+    patches.set(file, withGitLineEndings(readFileSync(path.join(patchesDir, file), 'utf8')));
   }
   return { config, templates, seriesText, patches };
 }

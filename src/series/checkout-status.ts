@@ -62,7 +62,8 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
   if (!(await git.hasCommit(pinned))) {
     data.state = 'missing-pinned-commit';
   } else {
-    await verifyPinIsCommit(git, pinned);
+    // A commit's parent is a commit: only another base leaves the pin to check.
+    if (data.base !== pinned) await verifyPinIsCommit(git, pinned);
     const built = await buildTree(git, plan, { since: head.kind === 'applied' ? head.base : undefined });
     data.conflicts = built.conflicts;
     if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));

@@ -43,11 +43,10 @@ export async function ensureCheckout<T = never>(
     if (head.kind === 'pinned' || (head.kind === 'applied' && head.base === commit)) {
       return { git: existing, created: false, fetched: false, head, early: null };
     }
-    // A tag object peels to a commit here: the pin must be the commit itself.
-    if (await existing.hasCommit(commit)) {
-      await verifyPinIsCommit(existing, commit);
-      return { git: existing, created: false, fetched: false, head, early: null };
-    }
+    const type = await existing.objectType(commit);
+    if (type === 'commit') return { git: existing, created: false, fetched: false, head, early: null };
+    // A tag, tree or blob the checkout has already is refused without a fetch.
+    if (type !== null) await verifyPinIsCommit(existing, commit);
   }
 
   const target = layout.checkout;

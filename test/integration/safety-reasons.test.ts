@@ -42,6 +42,19 @@ describe('a patch saved with CRLF line endings (an editor, or a checkout with co
     expect(checked.json.refs[0].status).toBe('clean');
   });
 
+  it('is kept byte for byte when only its lines of a CRLF file end in CRLF, as git writes it', async () => {
+    const upstream = makeUpstream('upstream', (dir) => rewrite(dir, DOCS, crlf));
+    const project = makeProject(upstream.sha);
+    // git diff of the CRLF file: LF on git's own lines, CRLF on the file's.
+    rewrite(project, 'patches/0002-docs.patch', (t) =>
+      t.replace(/^([ +-].*)$/gm, (line) => (line.startsWith('---') || line.startsWith('+++') ? line : `${line}\r`)),
+    );
+    const result = await runCli(['apply', '--json', '--mlx-repo', upstream.dir], { cwd: project });
+    expect(result.code, result.stdout).toBe(0);
+    const file = readFileSync(path.join(project, '.work/mlx', DOCS), 'utf8');
+    expect(file).toContain('Keep the view until your command buffer completes.\r\n');
+  });
+
   it('against a file that has CRLF endings itself, the reason says the line endings differ', async () => {
     const upstream = makeUpstream('upstream', (dir) => rewrite(dir, DOCS, crlf));
     const project = makeProject(upstream.sha);

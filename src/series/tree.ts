@@ -56,14 +56,15 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     const steps: StepOutcome[] = [];
     // What upstream changed, asked of git the first time a patch fails.
     let changed: Promise<Changed | null> | null = null;
+    const since = options.since;
     const upstreamChanged = (): Promise<Changed | null> => {
       changed ??= survey
         ? Promise.resolve({ paths: survey.upstreamChanged })
-        : options.since === undefined || options.since === base
+        : since === undefined || since === base
           ? Promise.resolve(null)
-          : index.changedPaths(options.since, base).then((paths) => ({
+          : index.changedPaths(since, base).then((paths) => ({
               paths: new Set(paths),
-              comparedWith: `the previous pin ${(options.since as string).slice(0, 12)}`,
+              comparedWith: `the previous pin ${since.slice(0, 12)}`,
             }));
       return changed;
     };

@@ -170,6 +170,19 @@ export class Git {
     return out.trim().length > 0;
   }
 
+  /** The type of object `id` (`commit`, `tag`, `tree` or `blob`), or null when the repository lacks it. */
+  async objectType(id: string): Promise<string | null> {
+    const found = await orAbsent(this.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${id}^{object}`]));
+    if (found.trim().length === 0) return null;
+    return (await this.raw(['cat-file', '-t', '--end-of-options', id])).trim();
+  }
+
+  /** The name an annotated tag object gives itself (its `tag` line), or null when it has none. */
+  async tagName(id: string): Promise<string | null> {
+    const text = await this.raw(['cat-file', 'tag', '--end-of-options', id]);
+    return /^tag (.+)$/m.exec(text)?.[1] ?? null;
+  }
+
   /**
    * The commit of the branch HEAD is on, read from the two files git keeps them in (no git
    * started): null when they do not say it plainly (HEAD detached, a packed or reftable ref, a

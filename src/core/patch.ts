@@ -26,6 +26,17 @@ export function fromLines({ lines, eofNewline }: Lines): string {
 }
 
 /**
+ * A patch as git reads it. One whose own `diff --git` or `@@` lines end in CRLF had its line
+ * endings converted as a whole (an editor, a checkout with `core.autocrlf`): git writes those lines
+ * with LF whatever the files hold, and would read each CR as part of a path or a line. Such a patch
+ * gets LF endings back (MLX's files have LF). Any other patch is kept byte for byte: a CR on one of
+ * its lines belongs to the file it changes.
+ */
+export function withGitLineEndings(text: string): string {
+  return /^(diff --git |@@ -).*\r$/m.test(text) ? text.replace(/\r\n/g, '\n') : text;
+}
+
+/**
  * A patch that creates each of `files` (mode 100644) with exactly its content, as `git apply` reads
  * it; null when a path would need git's quoting or a content is not text (a NUL byte).
  */

@@ -135,9 +135,12 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
   }
 
   const threeWay = options.threeWay ?? false;
-  /** The applied commit on top of the pinned one and the paths it changes from `current`, or why the series does not apply. */
-  const buildApplied = async (git: Git, current: string): Promise<Applied> => {
-    const built = await buildTree(git, plan, { threeWay });
+  /**
+   * The applied commit on top of the pinned one and the paths it changes from `current`, or why the
+   * series does not apply; `since` is the previous pin, when the checkout's series is on one.
+   */
+  const buildApplied = async (git: Git, current: string, since?: string): Promise<Applied> => {
+    const built = await buildTree(git, plan, { threeWay, since });
     if (built.tree === null) return { commit: null, conflicts: built.conflicts };
     const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
     return { commit, changed: await git.changedPaths(current, commit) };
@@ -160,7 +163,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
 
     const current = head.kind === 'empty' ? pinned : head.commit;
     if (early !== null) ctx.log.debug('The applied commit was built while the fetch ran.');
-    const applied = early ?? (await buildApplied(git, current));
+    const applied = early ?? (await buildApplied(git, current, head.kind === 'applied' ? head.base : undefined));
     if (applied.commit === null) {
       // A checkout without files yet gets the pinned commit, to refresh the patch against.
       if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);

@@ -101,7 +101,9 @@ async function resolveTarget(ctx: Context, git: Git, given: string): Promise<str
     const local = ctx.source.kind === 'path' ? new Git(ctx.source.display, ctx.log, ctx.env) : git;
     ref = (await local.resolveCommit(ref).catch(() => null)) ?? ref;
   }
-  if (/^[0-9a-f]{40}$/.test(ref) && (await git.hasCommit(ref))) return ref;
+  // A full id of a tag object the checkout has gives the tag's commit, as fetching it would.
+  const known = /^[0-9a-f]{40}$/.test(ref) ? await git.resolveCommit(ref) : null;
+  if (known !== null) return known;
   try {
     await git.fetchCommit(ctx.source.location, ref, { depth: 1, local: ctx.source.kind === 'path' });
   } catch (error) {

@@ -4,6 +4,7 @@ import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
 import type { Context } from './context.js';
 import type { Source } from './source.js';
 import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './checkout-state.js';
+import { verifyPinIsCommit } from './checkout.js';
 import { buildTree } from './tree.js';
 
 export interface StatusData {
@@ -61,7 +62,9 @@ export async function checkoutStatus(ctx: Context): Promise<StatusData> {
   if (!(await git.hasCommit(pinned))) {
     data.state = 'missing-pinned-commit';
   } else {
-    const built = await buildTree(git, plan);
+    // A commit's parent is a commit: only another base leaves the pin to check.
+    if (data.base !== pinned) await verifyPinIsCommit(git, pinned);
+    const built = await buildTree(git, plan, { since: head.kind === 'applied' ? head.base : undefined });
     data.conflicts = built.conflicts;
     if (built.tree !== null) data.differs = await git.worktreeDiff(built.tree, plannedPaths(plan));
     data.state = headCheckoutState(head, () => plan.inputHash);

@@ -7,6 +7,7 @@ import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
 import { lastLines, orFailure, ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
+import { CONFIG_FILE } from './config.js';
 import type { ApplyPlan } from './plan.js';
 import type { Source } from './source.js';
 import { isPartialCheckout, type TreeLayout } from '../core/workdir.js';
@@ -39,13 +40,13 @@ export async function ensureCheckout<T = never>(
   if (existing) {
     // HEAD at or on top of the pinned commit proves it is there without asking git again.
     const head = await classifyHead(existing, commit);
-    if (
-      head.kind === 'pinned' ||
-      (head.kind === 'applied' && head.base === commit) ||
-      (await existing.hasCommit(commit))
-    ) {
+    if (head.kind === 'pinned' || (head.kind === 'applied' && head.base === commit)) {
       return { git: existing, created: false, fetched: false, head, early: null };
     }
+    const type = await existing.objectType(commit);
+    if (type === 'commit') return { git: existing, created: false, fetched: false, head, early: null };
+    // A tag, tree or blob the checkout has already is refused without a fetch.
+    if (type !== null) await verifyPinIsCommit(existing, commit);
   }
 
   const target = layout.checkout;
@@ -64,7 +65,7 @@ export async function ensureCheckout<T = never>(
   const objects = existing ? null : sourceObjects(source);
   const reader = objects === null ? null : git.withEnv({ GIT_ALTERNATE_OBJECT_DIRECTORIES: objects });
   let beside: Promise<T | null> | null = null;
-  let sourceHasCommit: Promise<boolean | ProcessError> | null = null;
+  let sourceType: Promise<string | null | ProcessError> | null = null;
   let early: T | null = null;
   try {
     if (!existing) await git.init();
@@ -73,9 +74,9 @@ export async function ensureCheckout<T = never>(
     const fetching = fetchPinned(git, source, commit, log);
     if (reader !== null) {
       // Objects are the same in both repositories: a commit there is a commit here once fetched.
-      sourceHasCommit = orFailure(reader.hasCommit(commit));
+      sourceType = orFailure(reader.objectType(commit));
       // As for `beside` below: handled here, awaited (and so still thrown) after the fetch.
-      sourceHasCommit.catch(() => undefined);
+      sourceType.catch(() => undefined);
       if (options.whileFetching !== undefined) {
         beside = besideFetch(reader, options.whileFetching, log);
         // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.
@@ -83,7 +84,10 @@ export async function ensureCheckout<T = never>(
       }
     }
     await fetching;
-    if ((await sourceHasCommit) !== true) await verifyFetchedCommit(git, source, commit);
+    if ((await sourceType) !== 'commit') {
+      await verifyPinIsCommit(git, commit);
+      await verifyFetchedCommit(git, source, commit);
+    }
     // No git is left working in the folder when it moves.
     if (beside !== null) early = await beside;
     if (!existing) {
@@ -91,7 +95,7 @@ export async function ensureCheckout<T = never>(
       renameSync(dir, target);
     }
   } catch (error) {
-    await Promise.all([beside?.catch(() => undefined), sourceHasCommit?.catch(() => undefined)]);
+    await Promise.all([beside?.catch(() => undefined), sourceType?.catch(() => undefined)]);
     // Cleaning up must not hide why the fetch failed: a folder that cannot be removed is left behind.
     if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
@@ -304,6 +308,32 @@ async function fetchPinned(git: Git, source: Source, commit: string, log: Logger
       },
     );
   }
+}
+
+/**
+ * Refuses an `upstream.commit` that names a tag, tree or blob object of `git`
+ * (a config error): the pin is the parent of the applied commit, so it must be
+ * a commit. A tag is not peeled: the message names the commit it points to.
+ * Nothing happens when `git` lacks the object (the fetch says so).
+ */
+export async function verifyPinIsCommit(git: Git, pinned: string): Promise<void> {
+  const type = await git.objectType(pinned);
+  if (type === null || type === 'commit') return;
+  const where = `upstream.commit ${pinned} in ${CONFIG_FILE}`;
+  if (type === 'tag') {
+    const [name, commit] = await Promise.all([git.tagName(pinned), git.resolveCommit(pinned)]);
+    throw new UserError('CONFIG_INVALID', `${where} is the annotated tag ${name ?? '(no name)'}, not a commit.`, {
+      hint:
+        commit === null
+          ? 'Set upstream.commit to the full id of an MLX commit.'
+          : `Set upstream.commit to the commit the tag points to: ${commit}.`,
+      details: { commit: pinned, type, tag: name, tagCommit: commit },
+    });
+  }
+  throw new UserError('CONFIG_INVALID', `${where} names a ${type}, not a commit.`, {
+    hint: 'Set upstream.commit to the full id of an MLX commit (`git rev-parse <tag>^{commit}` in an MLX clone gives the commit of a tag).',
+    details: { commit: pinned, type },
+  });
 }
 
 /** The fetched object is a commit (not a tag or tree). */

@@ -42,11 +42,32 @@ export interface TargetFile {
   /** True when `git apply --reverse --check` succeeds for this patch. */
   reverseApplies: boolean;
   /**
-   * Whether upstream changed the file between the pinned commit and the commit
-   * the series goes onto (`check`). When known, it decides the reason instead
-   * of the patch's `index` line.
+   * Whether upstream changed the file between the commit the series was on and
+   * the one it goes onto: the pinned commit and a checked one (`check`), or the
+   * previous pin and the pinned commit (`apply` after the pin moved). When
+   * known, it decides the reason instead of the patch's `index` line.
    */
   upstreamChanged?: boolean;
+  /** The commit `upstreamChanged` compares with, in words (default: the pinned commit). */
+  comparedWith?: string;
+}
+
+/**
+ * Why the lines of a hunk may not match a file although they read the same:
+ * one has CRLF line endings and the other LF. Undefined when the endings agree.
+ */
+function lineEndingsNote(content: string, hunk: RawHunk): string | undefined {
+  const old = hunk.lines.filter((line) => line.startsWith(' ') || line.startsWith('-'));
+  if (old.length === 0) return undefined;
+  const fileCrlf = content.includes('\r\n');
+  const fileLf = /(^|[^\r])\n/.test(content);
+  if (fileCrlf && !fileLf && old.every((line) => !line.endsWith('\r'))) {
+    return "the file has CRLF line endings and the patch's lines do not: write the patch with `git diff` in the checkout";
+  }
+  if (fileLf && !fileCrlf && old.every((line) => line.endsWith('\r'))) {
+    return "the patch's lines end in CRLF and the file's do not: save the patch with LF line endings";
+  }
+  return undefined;
 }
 
 /**
@@ -78,23 +99,25 @@ export function diagnoseFile(
   if (failing === undefined) return undefined;
   const hunk = file.hunks[failing] as RawHunk;
   const at = { ...base, hunk: failing + 1, hunkHeader: hunkHeader(hunk) };
+  const note = lineEndingsNote(state.content, hunk);
+  const found = (reason: ConflictReason, detail: string): Conflict => ({
+    ...at,
+    reason,
+    detail: note === undefined ? detail : `${detail}; ${note}`,
+  });
+  const compared = state.comparedWith ?? 'the pinned commit';
   if (state.upstreamChanged !== undefined) {
     return state.upstreamChanged
-      ? { ...at, reason: 'upstream_changed', detail: 'upstream changed this file: it differs from the pinned commit' }
-      : {
-          ...at,
-          reason: 'patch_changed',
-          detail: 'the file is as at the pinned commit, so the patch itself does not apply there either',
-        };
+      ? found('upstream_changed', `upstream changed this file: it differs from ${compared}`)
+      : found('patch_changed', `the file is as at ${compared}, so the patch itself does not apply there either`);
   }
-  const written = preImage !== undefined && state.blob !== null && state.blob.startsWith(preImage);
-  return {
-    ...at,
-    reason: written ? 'patch_changed' : 'upstream_changed',
-    detail: written
-      ? 'the file is the one the patch was written against, so the patch text was edited'
-      : 'the file differs from the one the patch was written against',
-  };
+  // Without an `index` line nothing says upstream changed the file: the patch does not fit the file it is for.
+  if (preImage === undefined || state.blob === null) {
+    return found('patch_changed', "the patch's context does not match the file at the pinned commit");
+  }
+  return state.blob.startsWith(preImage)
+    ? found('patch_changed', 'the file is the one the patch was written against, so the patch text was edited')
+    : found('upstream_changed', 'the file differs from the one the patch was written against');
 }
 
 export function formatConflict(conflict: Conflict): string {

@@ -10,7 +10,7 @@ import { ProcessError } from '../adapters/process-error.js';
 import { worstStatus, type CheckData, type RefBuild, type RefReport } from './drift-report.js';
 import { isUserError, UserError } from '../core/errors.js';
 import { plannedPaths, type ApplyPlan } from './plan.js';
-import { prepareWorktree, sourceFailure, verifySourceExists } from './checkout.js';
+import { prepareWorktree, sourceFailure, verifyPinIsCommit, verifySourceExists } from './checkout.js';
 import type { Context } from './context.js';
 import { runSuiteOn, verifyBuildTools, type SuiteOptions } from '../build/suite.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
@@ -47,6 +47,7 @@ export async function checkAgainst(ctx: Context, options: CheckOptions): Promise
     const repo = await openCheckRepository(ctx);
     const wanted = await resolveRefs(ctx, repo, against);
     await fetchMissing(ctx, repo, [{ ref: 'the pinned commit', want: pinned, pinned: true }, ...wanted]);
+    await verifyPinIsCommit(repo, pinned);
     // A three-way merge of a patch needs its pre-image blob. For the second patch of a file that is the file as
     // the earlier patch leaves it at the pin, which no fetch brings: applying the series on the pin writes it.
     await buildTree(repo, plan, { base: pinned });

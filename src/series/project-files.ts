@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { CONFIG_FILE, parseConfigText, type Config } from './config.js';
 import { UserError, type ErrorCode } from '../core/errors.js';
+import { withGitLineEndings } from '../core/patch.js';
 import { decodeUtf8, describeBadByte } from '../core/text.js';
 import type { PlanInputs } from './plan.js';
 
@@ -121,7 +122,7 @@ export function loadPlanInputs(projectRoot: string, config: Config): PlanInputs 
   const patches = new Map<string, string>();
   for (const file of patchFiles) {
     if (file === 'series' || file.endsWith('.md')) continue;
-    patches.set(file, readText(path.join(patchesDir, file), `patches/${file}`, 'SERIES_INVALID'));
+    patches.set(file, withGitLineEndings(readText(path.join(patchesDir, file), `patches/${file}`, 'SERIES_INVALID')));
   }
   return { config, templates, seriesText, patches };
 }

@@ -31,6 +31,12 @@ export interface BuildTreeOptions {
    * pinned commit and the base) decides each reason.
    */
   survey?: { upstreamChanged: ReadonlySet<string> };
+  /**
+   * The commit the series was applied on before (the previous pin, after the
+   * pin moved): a patch that does not apply is `upstream_changed` only when
+   * upstream changed its file between that commit and the base.
+   */
+  since?: string | undefined;
 }
 
 /**
@@ -48,7 +54,20 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     await index.readTree(base);
     const conflicts: Conflict[] = [];
     const steps: StepOutcome[] = [];
-    const changed = survey?.upstreamChanged ?? null;
+    // What upstream changed, asked of git the first time a patch fails.
+    let changed: Promise<Changed | null> | null = null;
+    const since = options.since;
+    const upstreamChanged = (): Promise<Changed | null> => {
+      changed ??= survey
+        ? Promise.resolve({ paths: survey.upstreamChanged })
+        : since === undefined || since === base
+          ? Promise.resolve(null)
+          : index.changedPaths(since, base).then((paths) => ({
+              paths: new Set(paths),
+              comparedWith: `the previous pin ${since.slice(0, 12)}`,
+            }));
+      return changed;
+    };
 
     const patchFiles = await Promise.all(
       plan.patches.map(async (patch, i) => {
@@ -125,7 +144,7 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
         if (survey) steps.push({ kind: 'patch', name: patch.name, files, status: 'clean', reasons: [] });
       } catch (error) {
         if (!(error instanceof ProcessError)) throw error;
-        const diagnosis = await diagnosePatch(index, patch, patchFile, error.stderr, changed);
+        const diagnosis = await diagnosePatch(index, patch, patchFile, error.stderr, await upstreamChanged());
         if (!survey) {
           conflicts.push(...diagnosis.conflicts);
           continue;
@@ -165,12 +184,18 @@ async function mergeThreeWay(git: Git, indexFile: string, patchFile: string): Pr
   return true;
 }
 
+/** The paths upstream changed between two commits, and the older one in words (default: the pinned commit). */
+interface Changed {
+  paths: ReadonlySet<string>;
+  comparedWith?: string;
+}
+
 async function diagnosePatch(
   index: Git,
   patch: ApplyPlan['patches'][number],
   patchFile: string,
   stderr: string,
-  changed: ReadonlySet<string> | null,
+  changed: Changed | null,
 ): Promise<{ conflicts: Conflict[]; reverseApplies: boolean }> {
   const reverseApplies = await index.applyToIndex(patchFile, { reverse: true, check: true }).then(
     () => true,
@@ -181,15 +206,23 @@ async function diagnosePatch(
   for (const file of patch.files) {
     const blob = await index.indexBlob(file.path);
     const content = blob === null ? null : await index.catBlob(blob);
-    const state = { content, blob, reverseApplies, ...(changed ? { upstreamChanged: changed.has(file.path) } : {}) };
+    const state = {
+      content,
+      blob,
+      reverseApplies,
+      ...(changed ? { upstreamChanged: changed.paths.has(file.path) } : {}),
+      ...(changed?.comparedWith === undefined ? {} : { comparedWith: changed.comparedWith }),
+    };
     const conflict = diagnoseFile(patch.name, file, state, preImages.get(file.path));
     if (conflict) found.push(conflict);
   }
   if (found.length === 0) {
+    // Every hunk matches its file, yet git refused the patch: its text is at fault unless upstream changed the file.
+    const file = patch.files[0]?.path ?? '?';
     found.push({
       patch: patch.name,
-      file: patch.files[0]?.path ?? '?',
-      reason: 'upstream_changed',
+      file,
+      reason: changed?.paths.has(file) ? 'upstream_changed' : 'patch_changed',
       detail: stderr.trim().split('\n')[0] ?? 'git apply failed',
     });
   }

@@ -151,7 +151,7 @@ describe('apply', () => {
         file: 'docs/src/dev/extensions.rst',
         hunk: 1,
         hunkHeader: '@@ -6,6 +6,11 @@',
-        reason: 'upstream_changed',
+        reason: 'patch_changed',
       }),
     ]);
     expect(result.stderr).toContain('0002-docs.patch: docs/src/dev/extensions.rst, hunk 1');
@@ -417,10 +417,10 @@ describe('pin checks', () => {
     const tree = git(upstream.dir, 'rev-parse', 'HEAD^{tree}').trim();
     editConfig(project, (c) => ((c['upstream'] as Record<string, unknown>)['commit'] = tree));
     const result = await apply('--json');
-    expect(result.code).toBe(5);
+    expect(result.code).toBe(7);
     expect(result.json.error).toMatchObject({
-      code: 'COMMIT_NOT_FOUND',
-      message: `Fetching ${tree} from ${upstream.dir} did not produce that commit.`,
+      code: 'CONFIG_INVALID',
+      message: `upstream.commit ${tree} in mlx-storage-pr.config.json names a tree, not a commit.`,
     });
     expect(existsSync(checkout)).toBe(false);
   });

@@ -1,4 +1,10 @@
-import { clearUnfinishedCheckout, saveUserWork, savedWorkLines, verifyNoUnmerged, type SavedWork } from '../series/checkout-state.js';
+import {
+  clearUnfinishedCheckout,
+  saveUserWork,
+  savedWorkLines,
+  verifyNoUnmerged,
+  type SavedWork,
+} from '../series/checkout-state.js';
 import { loadContext } from '../series/context.js';
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { ifAbsent, linkOnPath, readInside, writeFilesTogether } from '../adapters/files.js';
+import { linkOnPath, readInside, writeFilesTogether } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import { templateVariables } from './config.js';
 import { permissionErrorFrom, UserError } from '../core/errors.js';

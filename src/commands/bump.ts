@@ -1,6 +1,6 @@
 import { UserError } from '../core/errors.js';
 import { verifyRevisionOption } from '../core/git-values.js';
-import { abortBump, bumpTo, continueBump, type BumpData } from '../series/bump-series.js';
+import { abortBump, bumpTo, continueBump, type BumpData } from '../upkeep/bump-series.js';
 import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 

@@ -1,10 +1,10 @@
-import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../series/drift-report.js';
+import { checkExitCode, checkLines, checkMarkdown, type CheckData } from '../upkeep/drift-report.js';
 import { UserError } from '../core/errors.js';
 import { verifyRevisionOption } from '../core/git-values.js';
-import type { Sanitizer } from '../build/sanitize.js';
+import type { Sanitizer } from '../suite/sanitize.js';
 import { loadContext } from '../series/context.js';
-import { verifyDepsDir } from '../build/offline-deps.js';
-import { checkAgainst } from '../series/drift.js';
+import { verifyDepsDir } from '../suite/offline-deps.js';
+import { checkAgainst } from '../upkeep/drift.js';
 import { buildOptions, jobsOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 

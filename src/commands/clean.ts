@@ -1,5 +1,5 @@
-import { formatBytes, type WorkdirItem } from '../build/workdir-items.js';
-import { cleanWorkdir, type MeasuredItem } from '../build/workdir-clean.js';
+import { formatBytes, type WorkdirItem } from '../suite/workdir-items.js';
+import { cleanWorkdir, type MeasuredItem } from '../suite/workdir-clean.js';
 import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 

@@ -12,7 +12,7 @@ import type { ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { loadContext } from '../series/context.js';
 import { machineItems } from '../readiness/machine.js';
-import { verifyDepsDir } from '../build/offline-deps.js';
+import { verifyDepsDir } from '../suite/offline-deps.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 export interface DoctorOptions extends GlobalOptions {

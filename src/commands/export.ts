@@ -1,5 +1,5 @@
-import { exportEdits, type ExportData } from '../series/export-edits.js';
-import type { NotExportedReason } from '../series/series-rewrite.js';
+import { exportEdits, type ExportData } from '../upkeep/export-edits.js';
+import type { NotExportedReason } from '../upkeep/series-rewrite.js';
 import { loadContext } from '../series/context.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 

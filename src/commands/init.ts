@@ -1,6 +1,6 @@
 import { UserError } from '../core/errors.js';
 import { verifyRevisionOption } from '../core/git-values.js';
-import { initProject, type InitData } from '../series/init.js';
+import { initProject, type InitData } from '../upkeep/init.js';
 import { defineCommand, type CommandResult, type GlobalOptions } from './spec.js';
 
 interface InitOptions extends GlobalOptions {

@@ -2,8 +2,8 @@ import os from 'node:os';
 
 import type { Argv } from '../core/command-line.js';
 
-import { SANITIZERS } from '../build/sanitize.js';
-import { UPSTREAM_LINUX_CI } from '../build/upstream-ci.js';
+import { SANITIZERS } from '../suite/sanitize.js';
+import { UPSTREAM_LINUX_CI } from '../suite/upstream-ci.js';
 
 /** Option groups that several commands take, declared once so that they read the same in every command's help. */
 

@@ -1,11 +1,11 @@
 import { UserError } from '../core/errors.js';
 import { verifyBranchOption, verifyNotOption } from '../core/git-values.js';
-import { withUpstreamCi } from '../build/upstream-ci.js';
+import { withUpstreamCi } from '../suite/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
-import { refreshPullRequest, type PrData, type PrOptions } from '../pull-request/refresh.js';
+import { refreshPullRequest, type PrData, type PrOptions } from '../pull-request/push-branch.js';
 import { readCiStatus, type CiData } from '../pull-request/ci-status.js';
 import { loadContext } from '../series/context.js';
-import { verifyDepsDir } from '../build/offline-deps.js';
+import { verifyDepsDir } from '../suite/offline-deps.js';
 import { ciExitCode, forkReasonText, pullRequestReasonText, summaryText } from '../pull-request/ci-report.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';
 import { afterDashes, type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';

@@ -4,7 +4,7 @@ import {
   savedWorkLines,
   verifyNoUnmerged,
   type SavedWork,
-} from '../series/checkout-state.js';
+} from '../series/saved-work.js';
 import { loadContext } from '../series/context.js';
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';

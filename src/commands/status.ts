@@ -1,5 +1,5 @@
-import type { CheckoutState } from '../series/checkout-state.js';
-import { checkoutStatus, type StatusData } from '../series/checkout-status.js';
+import type { CheckoutState } from '../series/saved-work.js';
+import { checkoutStatus, type StatusData } from '../series/status-report.js';
 import { loadContext } from '../series/context.js';
 import { defineCommand } from './spec.js';
 

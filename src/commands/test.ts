@@ -1,11 +1,11 @@
 import path from 'node:path';
 
 import { ExitCode, UserError } from '../core/errors.js';
-import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../build/baseline.js';
-import { withUpstreamCi } from '../build/upstream-ci.js';
-import { runSuite, type TestData } from '../build/suite.js';
+import { LOCAL_EDITS_NOTE, type ClassifiedCase } from '../suite/baseline.js';
+import { withUpstreamCi } from '../suite/upstream-ci.js';
+import { runSuite, type TestData } from '../suite/suite.js';
 import { loadContext } from '../series/context.js';
-import { verifyDepsDir } from '../build/offline-deps.js';
+import { verifyDepsDir } from '../suite/offline-deps.js';
 import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 import { buildOptions, upstreamCiOption } from './options.js';
 import { afterDashes, defineCommand } from './spec.js';

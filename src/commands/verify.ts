@@ -1,10 +1,10 @@
 import { formatItems, type ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
-import { withUpstreamCi } from '../build/upstream-ci.js';
+import { withUpstreamCi } from '../suite/upstream-ci.js';
 import { SKIP_NAMES } from '../readiness/skip.js';
 import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
 import { loadContext } from '../series/context.js';
-import { verifyDepsDir } from '../build/offline-deps.js';
+import { verifyDepsDir } from '../suite/offline-deps.js';
 import { verifySeriesNotEmpty } from '../series/plan.js';
 import { seriesRoles } from '../series/config.js';
 import { buildOptions, metalOptions, upstreamCiOption } from './options.js';

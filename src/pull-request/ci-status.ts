@@ -26,7 +26,7 @@ import {
 import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
 import { readForkState, resolveFork, tokenFrom } from './fork.js';
 import { DEFAULT_API_URL, verifyApiUrl } from './open.js';
-import { withoutSecret } from './refresh.js';
+import { withoutSecret } from './push-branch.js';
 
 export interface CiOptions {
   /** `--fork`: a URL, a path or a remote of the checkout. */

@@ -6,14 +6,14 @@ import { joinPatch, sectionPath, splitPatch } from '../core/patch.js';
 import { changedLines, casesAtLines } from '../core/test-cases.js';
 import { isTestPath, NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 import { plannedPaths, type ApplyPlan } from '../series/plan.js';
-import { buildTarget, configureIfNeeded, runDoctest } from '../build/cmake.js';
+import { buildTarget, configureIfNeeded, runDoctest } from '../suite/cmake.js';
 import { prepareWorktree } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
-import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../build/suite.js';
-import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE } from '../build/mutants-run.js';
-import { readSavedItem, savePassedItem } from '../build/saved-results.js';
-import { buildTree } from '../series/tree.js';
-import { SANITIZER_NAMES, type Sanitizer } from '../build/sanitize.js';
+import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../suite/suite.js';
+import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE } from '../suite/mutants-run.js';
+import { readSavedItem, savePassedItem } from '../suite/saved-results.js';
+import { buildTree } from '../series/applied-tree.js';
+import { SANITIZER_NAMES, type Sanitizer } from '../suite/sanitize.js';
 
 export type BuildItemOptions = SuiteOptions;
 

@@ -20,7 +20,7 @@ import {
 } from './doctor-checks.js';
 import { DEFAULT_CMAKE_FORMAT } from './formatting.js';
 import { metalToolchainItems } from './metal-toolchain.js';
-import { probeOffline } from '../build/offline-deps.js';
+import { probeOffline } from '../suite/offline-deps.js';
 
 /**
  * The machine checks for every command (`doctor`): the build checks `test`

@@ -8,7 +8,7 @@ import { FORMAT_CHECKS, formatReportItems } from './format-versions.js';
 import { runFormatting } from './formatting.js';
 import { typeCheckPr } from './metal-lane.js';
 import { readPolicyFiles } from './policy-files.js';
-import type { SuiteOptions } from '../build/suite.js';
+import type { SuiteOptions } from '../suite/suite.js';
 import { buildItems } from './build-items.js';
 import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 

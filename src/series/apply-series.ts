@@ -19,10 +19,10 @@ import {
   verifyNoUnmerged,
   type HeadState,
   type SavedWork,
-} from './checkout-state.js';
+} from './saved-work.js';
 import type { Git } from '../adapters/git.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
-import { appliedCommitMessage, buildTree } from './tree.js';
+import { appliedCommitMessage, buildTree } from './applied-tree.js';
 
 export interface ApplySeriesOptions {
   dryRun?: boolean | undefined;

@@ -11,7 +11,7 @@ import { DEFAULT_WORKDIR, verifyWorkdir } from '../core/paths.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from './plan.js';
 import { chooseSource, readRecordedSource, type Source } from './source.js';
 import { workdirLayout, type WorkdirLayout } from '../core/workdir.js';
-import { cacheRoot } from '../build/offline-deps.js';
+import { cacheRoot } from '../suite/offline-deps.js';
 
 /** What an operation needs to find the project, the workdir and MLX. The command layer fills it from process state. */
 export interface ContextOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Summary } from '../../src/build/baseline.js';
+import type { Summary } from '../../src/suite/baseline.js';
 import {
   checkExitCode,
   checkLines,
@@ -11,7 +11,7 @@ import {
   type RefReport,
   type StepOutcome,
   type StepStatus,
-} from '../../src/series/drift-report.js';
+} from '../../src/upkeep/drift-report.js';
 
 const step = (name: string, status: StepStatus, kind: StepOutcome['kind'] = 'patch'): StepOutcome => ({
   kind,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { downloadSources, proxyFor } from '../../src/build/downloads.js';
+import { downloadSources, proxyFor } from '../../src/suite/downloads.js';
 
 const ROOT = `FetchContent_Declare(metal_cpp URL \${METAL_CPP_URL})
 FetchContent_Declare(

@@ -8,8 +8,8 @@ import {
   routeEdits,
   withIndexLine,
   type ChainFile,
-} from '../../src/series/export-plan.js';
-import { mlxVersion, repinConfigText } from '../../src/series/repin.js';
+} from '../../src/upkeep/export-plan.js';
+import { mlxVersion, repinConfigText } from '../../src/upkeep/repin.js';
 import { UserError } from '../../src/core/errors.js';
 
 const base = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'];

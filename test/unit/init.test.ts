@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { branchFor, orderByFirstChange, patchName, schemaReference, unsupportedChange } from '../../src/series/init.js';
+import { branchFor, orderByFirstChange, patchName, schemaReference, unsupportedChange } from '../../src/upkeep/init.js';
 
 const change = (path: string, oldMode = '100644', newMode = '100644', binary = false) => ({
   path,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/series/config.js';
 import { locateJsonError } from '../../src/core/json.js';
 import { UserError } from '../../src/core/errors.js';
-import { parseMutants } from '../../src/build/mutants.js';
+import { parseMutants } from '../../src/suite/mutants.js';
 import { buildPlan } from '../../src/series/plan.js';
 import { renderTemplateText } from '../../src/series/render.js';
 import { parsePatchFiles } from '../../src/series/series-file.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
 /** The folders of src/ in their layers: commands -> features -> core/adapters, never back up. */
-const FEATURES = ['series', 'build', 'readiness', 'pull-request'];
+const FEATURES = ['series', 'suite', 'upkeep', 'readiness', 'pull-request'];
 const ALL = ['commands', ...FEATURES, 'core', 'adapters'];
 
 interface Import {

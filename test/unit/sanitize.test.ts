@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import type { CaseResult } from '../../src/build/doctest.js';
+import type { CaseResult } from '../../src/suite/doctest.js';
 import {
   judgeSanitizer,
   parseSanitizerReports,
   sanitizerBuild,
   withReports,
   type SoloCase,
-} from '../../src/build/sanitize.js';
+} from '../../src/suite/sanitize.js';
 
 // As g++ 12's libasan prints it: the access's stack, then the allocation's.
 const ASAN = `[doctest] test cases: 0

@@ -3,15 +3,15 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { createProgress } from '../../src/adapters/progress.js';
-import { classify, isBlocking, summarize } from '../../src/build/baseline.js';
+import { classify, isBlocking, summarize } from '../../src/suite/baseline.js';
 import {
   closeCaseNames,
   doctestFilterEscape,
   parseDoctestList,
   parseDoctestXml,
   type CaseResult,
-} from '../../src/build/doctest.js';
-import { planOffline, type OfflineProbe } from '../../src/build/offline-plan.js';
+} from '../../src/suite/doctest.js';
+import { planOffline, type OfflineProbe } from '../../src/suite/offline-plan.js';
 
 const XML = `<?xml version="1.0" encoding="UTF-8"?>
 <doctest binary="tests">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { missingTwinCalls } from '../../src/build/twin.js';
+import { missingTwinCalls } from '../../src/suite/twin.js';
 
 // Each line as the compiler prints it (g++ 12 and clang 19 on Debian 12).
 describe('missingTwinCalls', () => {

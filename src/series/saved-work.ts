@@ -5,7 +5,7 @@ import path from 'node:path';
 import { STATE_AUTHOR, type Git, type StatusEntry } from '../adapters/git.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
-import { inputHashOf } from './tree.js';
+import { inputHashOf } from './applied-tree.js';
 
 export type HeadState =
   | { kind: 'empty' }

@@ -1,6 +1,6 @@
 /** Moving the series to another pinned commit: the version there and the config's text with the new pin. */
 
-import type { Config } from './config.js';
+import type { Config } from '../series/config.js';
 
 /** MLX's version at a commit: `mlx/version.h` (MLX_VERSION_MAJOR/MINOR/PATCH), else `project(mlx ... VERSION x.y.z)` in CMakeLists.txt. */
 export function mlxVersion(versionHeader: string | null, cmakeLists: string | null): string | null {

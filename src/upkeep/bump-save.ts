@@ -5,9 +5,9 @@ import path from 'node:path';
 
 import { Git } from '../adapters/git.js';
 import { quote } from '../adapters/process-error.js';
-import { CONFIG_FILE } from './config.js';
-import type { BumpState } from './bump-state.js';
-import type { Context } from './context.js';
+import { CONFIG_FILE } from '../series/config.js';
+import type { BumpState } from '../series/bump-state.js';
+import type { Context } from '../series/context.js';
 
 /** What `bump --abort` kept of the work done during the bump, and the commands that bring it back. */
 export interface AbortedWork {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Git } from '../adapters/git.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { diagnoseFile, preImageBlobs, type Conflict } from './conflict.js';
-import type { StepOutcome, StepStatus } from './drift-report.js';
+import type { StepOutcome, StepStatus } from '../upkeep/drift-report.js';
 import type { ApplyPlan } from './plan.js';
 import { newFilesPatch } from '../core/patch.js';
 

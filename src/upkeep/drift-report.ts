@@ -2,8 +2,8 @@
  * `check`: how the series fares on other MLX commits, and its reports (lines
  * for people, Markdown for a CI job summary) and exit code. Pure.
  */
-import type { ClassifiedCase, Summary } from '../build/baseline.js';
-import { formatConflict, type Conflict } from './conflict.js';
+import type { ClassifiedCase, Summary } from '../suite/baseline.js';
+import { formatConflict, type Conflict } from '../series/conflict.js';
 import { ExitCode, exitCodeOf, type ErrorCode } from '../core/errors.js';
 
 /** How one template or patch goes onto a commit. */

@@ -9,12 +9,12 @@ import { PACKAGE_ROOT } from '../adapters/package-root.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import { branchNameProblem } from '../core/git-values.js';
-import { CONFIG_FILE, DEFAULT_UPSTREAM_URL, parseConfig, type Config } from './config.js';
+import { CONFIG_FILE, DEFAULT_UPSTREAM_URL, parseConfig, type Config } from '../series/config.js';
 import { mlxVersion } from './repin.js';
-import { buildPlan } from './plan.js';
-import { findProjectRoot, loadConfig, loadPlanInputs } from './project-files.js';
-import { chooseSource, type Source } from './source.js';
-import { buildTree } from './tree.js';
+import { buildPlan } from '../series/plan.js';
+import { findProjectRoot, loadConfig, loadPlanInputs } from '../series/project-files.js';
+import { chooseSource, type Source } from '../series/source.js';
+import { buildTree } from '../series/applied-tree.js';
 
 export interface InitOptions {
   cwd: string;

@@ -9,11 +9,11 @@ import { withLock } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { worstStatus, type CheckData, type RefBuild, type RefReport } from './drift-report.js';
 import { isUserError, UserError } from '../core/errors.js';
-import { plannedPaths, type ApplyPlan } from './plan.js';
-import { prepareWorktree, sourceFailure, verifyPinIsCommit, verifySourceExists } from './checkout.js';
-import type { Context } from './context.js';
-import { runSuiteOn, verifyBuildTools, type SuiteOptions } from '../build/suite.js';
-import { appliedCommitMessage, buildTree } from './tree.js';
+import { plannedPaths, type ApplyPlan } from '../series/plan.js';
+import { prepareWorktree, sourceFailure, verifyPinIsCommit, verifySourceExists } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
+import { runSuiteOn, verifyBuildTools, type SuiteOptions } from '../suite/suite.js';
+import { appliedCommitMessage, buildTree } from '../series/applied-tree.js';
 
 export interface CheckOptions {
   /** Branches, tags or commit ids of the MLX source. */

@@ -4,12 +4,12 @@ import { withWriterLocks } from '../adapters/lock.js';
 import { UserError } from '../core/errors.js';
 import type { ChainFile } from './export-plan.js';
 import { toLines, type PatchStep } from '../core/patch.js';
-import { buildPlan, patchedPaths, planSteps, plannedPaths } from './plan.js';
-import { readBumpState, type BumpState } from './bump-state.js';
-import { contentsAt } from './checkout.js';
-import type { Context } from './context.js';
-import { backupRef, markExported, verifyNoUnmerged } from './checkout-state.js';
-import { appliedCommitMessage, inputHashOf } from './tree.js';
+import { buildPlan, patchedPaths, planSteps, plannedPaths } from '../series/plan.js';
+import { readBumpState, type BumpState } from '../series/bump-state.js';
+import { contentsAt } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
+import { backupRef, markExported, verifyNoUnmerged } from '../series/saved-work.js';
+import { appliedCommitMessage, inputHashOf } from '../series/applied-tree.js';
 import {
   chainOf,
   exportDiff,

@@ -6,19 +6,25 @@ import { Git } from '../adapters/git.js';
 import { pausePoint, uninterruptible } from '../adapters/interrupt.js';
 import { withWriterLocks } from '../adapters/lock.js';
 import { ProcessError } from '../adapters/process-error.js';
-import { CONFIG_FILE, parseConfigText } from './config.js';
+import { CONFIG_FILE, parseConfigText } from '../series/config.js';
 import { UserError } from '../core/errors.js';
 import type { ChainFile } from './export-plan.js';
 import { configAt, mlxVersion, repinConfigText, repinMetalCppText } from './repin.js';
 import { metalCppUrl } from '../readiness/metal-flags.js';
 import { fromLines, hunkApplies, splitPatch, toLines, type PatchStep } from '../core/patch.js';
 import { DEFAULT_WORKDIR } from '../core/paths.js';
-import { buildPlan, patchedPaths, planSteps, type ApplyPlan } from './plan.js';
-import { applySeries } from './apply-series.js';
+import { buildPlan, patchedPaths, planSteps, type ApplyPlan } from '../series/plan.js';
+import { applySeries } from '../series/apply-series.js';
 import { abortedWorkLines, saveAbortedWork, type AbortedWork } from './bump-save.js';
-import { readBumpState, removeBumpFolder, restoreProjectFiles, startBump, type BumpState } from './bump-state.js';
-import { addWorktree, contentsAt, ensureCheckout } from './checkout.js';
-import type { Context } from './context.js';
+import {
+  readBumpState,
+  removeBumpFolder,
+  restoreProjectFiles,
+  startBump,
+  type BumpState,
+} from '../series/bump-state.js';
+import { addWorktree, contentsAt, ensureCheckout } from '../series/checkout.js';
+import type { Context } from '../series/context.js';
 import {
   chainOf,
   planSeriesRewrite,
@@ -27,7 +33,7 @@ import {
   verifyBuildsTree,
   writeProjectFiles,
 } from './series-rewrite.js';
-import { classifyHead, verifyNoUnmerged, type HeadState } from './checkout-state.js';
+import { classifyHead, verifyNoUnmerged, type HeadState } from '../series/saved-work.js';
 
 export type BumpResult = 'clean' | 'merged' | 'upstream' | 'conflict';
 

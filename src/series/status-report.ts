@@ -3,9 +3,9 @@ import { plannedPaths } from './plan.js';
 import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
 import type { Context } from './context.js';
 import type { Source } from './source.js';
-import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './checkout-state.js';
+import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './saved-work.js';
 import { verifyPinIsCommit } from './checkout.js';
-import { buildTree } from './tree.js';
+import { buildTree } from './applied-tree.js';
 
 export interface StatusData {
   command: 'status';

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { linkOnPath, readInside, writeFilesTogether } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
-import { templateVariables } from './config.js';
+import { templateVariables } from '../series/config.js';
 import { permissionErrorFrom, UserError } from '../core/errors.js';
 import { comparePaths } from '../core/paths.js';
 import { decodeUtf8, describeBadByte } from '../core/text.js';
@@ -20,10 +20,10 @@ import {
 } from './export-plan.js';
 import { unifiedDiff } from '../readiness/format-report.js';
 import { fromLines, joinPatch, splitPatch, toLines, type PatchStep, type RawHunk } from '../core/patch.js';
-import { buildPlan, planSteps, plannedPaths, type ApplyPlan, type PlanInputs } from './plan.js';
-import { mapFormattedBack, type MapBackWording } from './template-map.js';
-import { gitDiffHunks } from './patch-diff.js';
-import { buildTree } from './tree.js';
+import { buildPlan, planSteps, plannedPaths, type ApplyPlan, type PlanInputs } from '../series/plan.js';
+import { mapFormattedBack, type MapBackWording } from '../series/template-map.js';
+import { gitDiffHunks } from '../series/patch-diff.js';
+import { buildTree } from '../series/applied-tree.js';
 
 /**
  * Rewriting templates/ and patches/ from edited checkout files: where each

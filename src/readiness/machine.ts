@@ -17,7 +17,7 @@ import {
   inspectNinja,
   inspectOffline,
   inspectXcode,
-} from './doctor-checks.js';
+} from '../suite/build-tools.js';
 import { DEFAULT_CMAKE_FORMAT } from './formatting.js';
 import { metalToolchainItems } from './metal-toolchain.js';
 import { probeOffline } from '../suite/offline-deps.js';

@@ -19,7 +19,7 @@ import type { TreeLayout } from '../core/workdir.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './cmake.js';
 import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
-import { buildToolItems, inspectOffline } from '../readiness/doctor-checks.js';
+import { buildToolItems, inspectOffline } from './build-tools.js';
 import { generateStandIns, probeOffline } from './offline-deps.js';
 import {
   judgeSanitizer,

@@ -24,7 +24,7 @@ import { buildTarget, logFiles, runDoctest, type BuildSpec } from './cmake.js';
 import type { SoloCase } from './sanitize.js';
 import { runSanitized } from './sanitize-run.js';
 import type { Context } from '../series/context.js';
-import { inspectTwinTools } from '../readiness/doctor-checks.js';
+import { inspectTwinTools } from './build-tools.js';
 
 /** twin/ in this package: the twin header (Metal/Metal.hpp) and the CMake module that builds the twin. */
 export const TWIN_DIR = path.join(PACKAGE_ROOT, 'twin');

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { BLAS_SEARCH, inspectBlas } from '../../src/readiness/doctor-checks.js';
+import { BLAS_SEARCH, inspectBlas } from '../../src/suite/build-tools.js';
 import { FIXTURES, pathWith, runCli, tempDir } from '../support/repos.js';
 
 const byId = (json: { checks: Array<{ id: string; status: string }> }) =>

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Env } from '../adapters/env.js';
 import { probe } from '../adapters/process.js';
 import type { ReportItem } from '../core/report-items.js';
-import type { OfflinePlan } from '../suite/offline-plan.js';
+import type { OfflinePlan } from './offline-plan.js';
 
 export const apt = (pkgs: string) => `sudo apt-get install ${pkgs}`;
 

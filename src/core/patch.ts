@@ -5,6 +5,8 @@
  * (`series/plan.ts`) and formatting (`readiness/formatting.ts`) all read patches
  * here. Pure.
  */
+import { createTwoFilesPatch } from 'diff';
+
 import { UserError } from './errors.js';
 
 /** Lines of a text file, and whether its last line ends with a newline. */
@@ -353,4 +355,10 @@ export function hunkApplies(content: string, hunk: RawHunk): boolean {
     if (error instanceof UserError && error.code === 'PATCH_CONFLICT') return false;
     throw error;
   }
+}
+
+/** A unified diff of one file, `a/` and `b/` prefixed like git's. */
+export function unifiedDiff(file: string, before: string, after: string): string {
+  const text = createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, undefined, undefined, { context: 3 });
+  return text.replace(/^=+\n/, '');
 }

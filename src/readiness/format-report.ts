@@ -2,8 +2,6 @@
 
 import path from 'node:path';
 
-import { createTwoFilesPatch } from 'diff';
-
 /** The files MLX's pre-commit hands to clang-format (`files: \.(h|cpp)$`). */
 export function isCppFile(file: string): boolean {
   return /\.(h|cpp)$/.test(file);
@@ -39,10 +37,4 @@ export function nearestStyleFile(file: string, styleFiles: readonly string[]): s
     if (styleFiles.includes(candidate)) return candidate;
     if (dir === '.') return null;
   }
-}
-
-/** A unified diff of one file, `a/` and `b/` prefixed like git's. */
-export function unifiedDiff(file: string, before: string, after: string): string {
-  const text = createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, undefined, undefined, { context: 3 });
-  return text.replace(/^=+\n/, '');
 }

@@ -192,12 +192,6 @@ export function summariseLane(
   return { ok, passed, failed, mlx, lines };
 }
 
-/** The metal-cpp archive URL MLX's CMake downloads (`set(METAL_CPP_URL ...)`). */
-export function metalCppUrl(cmakeText: string): string | null {
-  const match = /set\(\s*METAL_CPP_URL\s+([^\s)]+)\s*\)/.exec(cmakeText);
-  return match ? (match[1] as string) : null;
-}
-
 /** `clang version 19.1.7` and Apple's `Apple clang version 17.0.0` alike. */
 export function parseClangVersion(text: string): { version: string; major: number; apple: boolean } | null {
   const match = /(Apple )?clang version (\d+)\.(\d+)\.(\d+)/.exec(text);

@@ -9,12 +9,11 @@ import { makeMarkedFolder } from '../adapters/files.js';
 import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
 import type { ReportItem } from '../core/report-items.js';
-import { CONFIG_FILE } from '../series/config.js';
+import { CONFIG_FILE, metalCppUrl } from '../series/config.js';
 import { UserError } from '../core/errors.js';
 import {
   DEFAULT_METAL_CPP_URL,
   metalCppRelease,
-  metalCppUrl,
   MIN_CLANG_MAJOR,
   MIN_LIBCXX_MAJOR,
   parseClangVersion,

@@ -5,11 +5,24 @@ import path from 'node:path';
 import type { Git } from '../adapters/git.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { diagnoseFile, preImageBlobs, type Conflict } from './conflict.js';
-import type { StepOutcome, StepStatus } from '../upkeep/drift-report.js';
 import type { ApplyPlan } from './plan.js';
 import { newFilesPatch } from '../core/patch.js';
 
 export const INPUT_TRAILER = 'Mlx-Storage-Pr-Input';
+
+/** How one template or patch goes onto a commit. */
+export type StepStatus = 'clean' | 'three-way' | 'already-upstream' | 'conflict';
+
+export interface StepOutcome {
+  kind: 'template' | 'patch';
+  /** `templates/<path>` for a template, the patch's file name for a patch. */
+  name: string;
+  /** The files it writes in MLX. */
+  files: string[];
+  status: StepStatus;
+  /** Why it did not apply exactly: per file, the hunk and the reason (empty when clean). */
+  reasons: Conflict[];
+}
 
 export interface BuiltTree {
   tree: string | null;

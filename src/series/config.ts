@@ -286,3 +286,9 @@ function legacyShape(raw: unknown): Record<string, unknown> | null {
     ...(build === undefined ? {} : { build }),
   };
 }
+
+/** The metal-cpp archive URL MLX's CMake downloads (`set(METAL_CPP_URL ...)`). */
+export function metalCppUrl(cmakeText: string): string | null {
+  const match = /set\(\s*METAL_CPP_URL\s+([^\s)]+)\s*\)/.exec(cmakeText);
+  return match ? (match[1] as string) : null;
+}

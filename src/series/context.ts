@@ -1,4 +1,5 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import type { Env } from '../adapters/env.js';
@@ -11,7 +12,6 @@ import { DEFAULT_WORKDIR, verifyWorkdir } from '../core/paths.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from './plan.js';
 import { chooseSource, readRecordedSource, type Source } from './source.js';
 import { workdirLayout, type WorkdirLayout } from '../core/workdir.js';
-import { cacheRoot } from '../suite/offline-deps.js';
 
 /** What an operation needs to find the project, the workdir and MLX. The command layer fills it from process state. */
 export interface ContextOptions {
@@ -173,4 +173,12 @@ function openCheckout(layout: WorkdirLayout, log: Logger, env: Env): Git | null 
     });
   }
   return new Git(dir, log, env);
+}
+
+/** Shared cache folder (stand-in dependency folders); outside the workdir so build paths stay comparable. */
+export function cacheRoot(env: Readonly<Record<string, string | undefined>>): string {
+  return (
+    env['MLX_STORAGE_PR_CACHE'] ??
+    path.join(env['XDG_CACHE_HOME'] ?? path.join(env['HOME'] ?? os.homedir(), '.cache'), 'mlx-storage-pr')
+  );
 }

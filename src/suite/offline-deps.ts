@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 
 import { ifAbsent } from '../adapters/files.js';
@@ -100,12 +99,4 @@ async function writeIfChanged(file: string, content: string): Promise<void> {
   if ((await ifAbsent(readFile(file, 'utf8'), null)) === content) return;
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, content);
-}
-
-/** Shared cache folder (stand-in dependency folders); outside the workdir so build paths stay comparable. */
-export function cacheRoot(env: Readonly<Record<string, string | undefined>>): string {
-  return (
-    env['MLX_STORAGE_PR_CACHE'] ??
-    path.join(env['XDG_CACHE_HOME'] ?? path.join(env['HOME'] ?? os.homedir(), '.cache'), 'mlx-storage-pr')
-  );
 }

@@ -4,21 +4,8 @@
  */
 import type { ClassifiedCase, Summary } from '../suite/baseline.js';
 import { formatConflict, type Conflict } from '../series/conflict.js';
+import type { StepOutcome, StepStatus } from '../series/applied-tree.js';
 import { ExitCode, exitCodeOf, type ErrorCode } from '../core/errors.js';
-
-/** How one template or patch goes onto a commit. */
-export type StepStatus = 'clean' | 'three-way' | 'already-upstream' | 'conflict';
-
-export interface StepOutcome {
-  kind: 'template' | 'patch';
-  /** `templates/<path>` for a template, the patch's file name for a patch. */
-  name: string;
-  /** The files it writes in MLX. */
-  files: string[];
-  status: StepStatus;
-  /** Why it did not apply exactly: per file, the hunk and the reason (empty when clean). */
-  reasons: Conflict[];
-}
 
 /** The part of `test`'s result a check report reads. */
 export interface SuiteReport {

@@ -18,8 +18,7 @@ import {
   withIndexLine,
   type ChainFile,
 } from './export-plan.js';
-import { unifiedDiff } from '../readiness/format-report.js';
-import { fromLines, joinPatch, splitPatch, toLines, type PatchStep, type RawHunk } from '../core/patch.js';
+import { fromLines, joinPatch, splitPatch, toLines, unifiedDiff, type PatchStep, type RawHunk } from '../core/patch.js';
 import { buildPlan, planSteps, plannedPaths, type ApplyPlan, type PlanInputs } from '../series/plan.js';
 import { mapFormattedBack, type MapBackWording } from '../series/template-map.js';
 import { gitDiffHunks } from '../series/patch-diff.js';

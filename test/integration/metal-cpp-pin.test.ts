@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { metalCppUrl } from '../../src/readiness/metal-flags.js';
+import { metalCppUrl } from '../../src/series/config.js';
 import {
   laneToolchain,
   makeMetalProject,

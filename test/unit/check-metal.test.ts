@@ -4,7 +4,6 @@ import {
   judge,
   laneFlags,
   metalCppRelease,
-  metalCppUrl,
   missingHeaderHint,
   parseClangVersion,
   parseLibcxxVersion,
@@ -12,6 +11,7 @@ import {
   summariseLane,
   type TypeCheckJob,
 } from '../../src/readiness/metal-flags.js';
+import { metalCppUrl } from '../../src/series/config.js';
 
 const job = (label: string, expect: TypeCheckJob['expect'] = 'pass'): TypeCheckJob => ({
   label,

@@ -9,9 +9,8 @@ import {
   type CheckData,
   type RefBuild,
   type RefReport,
-  type StepOutcome,
-  type StepStatus,
 } from '../../src/upkeep/drift-report.js';
+import type { StepOutcome, StepStatus } from '../../src/series/applied-tree.js';
 
 const step = (name: string, status: StepStatus, kind: StepOutcome['kind'] = 'patch'): StepOutcome => ({
   kind,

@@ -1,4 +1,4 @@
-import type { CheckoutState } from '../series/saved-work.js';
+import type { CheckoutState } from '../series/head-state.js';
 import { checkoutStatus, type StatusData } from '../series/status-report.js';
 import { loadContext } from '../series/context.js';
 import { defineCommand } from './spec.js';

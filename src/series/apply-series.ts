@@ -10,16 +10,15 @@ import { recordSource } from './source.js';
 import type { Context } from './context.js';
 import {
   backupRef,
-  classifyHead,
   clearUnfinishedCheckout,
   exportedSeries,
   saveUserWork,
   savedWorkLines,
   undoFailedSwitch,
   verifyNoUnmerged,
-  type HeadState,
   type SavedWork,
 } from './saved-work.js';
+import { classifyHead, type HeadState } from './head-state.js';
 import type { Git } from '../adapters/git.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { appliedCommitMessage, buildTree } from './applied-tree.js';

@@ -12,7 +12,7 @@ import type { ApplyPlan } from './plan.js';
 import type { Source } from './source.js';
 import { isPartialCheckout, type TreeLayout } from '../core/workdir.js';
 import type { Context } from './context.js';
-import { classifyHead, type HeadState } from './saved-work.js';
+import { classifyHead, type HeadState } from './head-state.js';
 
 /**
  * The checkout in the workdir: opening it, fetching the pinned commit into

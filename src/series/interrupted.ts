@@ -8,7 +8,7 @@ import { UserError } from '../core/errors.js';
 import { DEFAULT_WORKDIR } from '../core/paths.js';
 import type { WorkdirLayout } from '../core/workdir.js';
 import { readBumpState } from './bump-state.js';
-import { classifyHead, headCheckoutState, type CheckoutState } from './saved-work.js';
+import { classifyHead, headCheckoutState, type CheckoutState } from './head-state.js';
 import { loadContext, type ContextOptions } from './context.js';
 
 export interface InterruptDetails {

@@ -3,7 +3,7 @@ import { plannedPaths } from './plan.js';
 import { bumpSummary, readBumpState, type BumpSummary } from './bump-state.js';
 import type { Context } from './context.js';
 import type { Source } from './source.js';
-import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './saved-work.js';
+import { classifyHead, headCheckoutState, type CheckoutState, type HeadState } from './head-state.js';
 import { verifyPinIsCommit } from './checkout.js';
 import { buildTree } from './applied-tree.js';
 

@@ -16,7 +16,7 @@ import {
 import { UserError } from '../core/errors.js';
 import { WORKDIR_NAMES, type WorkdirLayout } from '../core/workdir.js';
 import type { Context } from '../series/context.js';
-import { classifyHead } from '../series/saved-work.js';
+import { classifyHead } from '../series/head-state.js';
 import { isRecordedSourceMarked } from '../series/source.js';
 
 export interface MeasuredItem extends WorkdirItem {

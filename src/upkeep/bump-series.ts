@@ -32,7 +32,8 @@ import {
   verifyBuildsTree,
   writeProjectFiles,
 } from './series-rewrite.js';
-import { classifyHead, verifyNoUnmerged, type HeadState } from '../series/saved-work.js';
+import { verifyNoUnmerged } from '../series/saved-work.js';
+import { classifyHead, type HeadState } from '../series/head-state.js';
 
 export type BumpResult = 'clean' | 'merged' | 'upstream' | 'conflict';
 

@@ -5,9 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
-/** The folders of src/ in their layers: commands -> features -> core/adapters, never back up. */
+/** The feature folders of src/, low to high: a file imports only from its own folder or one lower. */
 const FEATURES = ['series', 'suite', 'upkeep', 'readiness', 'pull-request'];
 const ALL = ['commands', ...FEATURES, 'core', 'adapters'];
+/** The whole order, low to high: imports only point down (or stay in their folder). */
+const ORDER = ['core', 'adapters', ...FEATURES, 'commands', 'cli.ts'];
 
 interface Import {
   file: string;
@@ -59,12 +61,32 @@ const doesNoIo = (file: string) =>
 
 const folderOf = (file: string) => (file.includes('/') ? (file.split('/')[0] as string) : file);
 const importsIn = (folders: readonly string[]) => folders.flatMap(filesOf).flatMap(importsOf);
+const everyImport = () => ['cli.ts', ...ALL.flatMap(filesOf)].flatMap(importsOf);
 const show = (list: Import[]) => list.map((i) => `${i.file} -> ${i.target}`);
 
 describe('layers', () => {
   it('src/ holds only cli.ts and the folders of the layout', () => {
     const entries = readdirSync(SRC).sort();
     expect(entries).toEqual(['cli.ts', ...ALL].sort());
+  });
+
+  it(`every import points down the order ${ORDER.join(' < ')}, type-only and lazy ones too`, () => {
+    const rank = (file: string) => ORDER.indexOf(folderOf(file));
+    const upward = everyImport().filter((i) => rank(i.target) > rank(i.file));
+    expect(show(upward)).toEqual([]);
+  });
+
+  it('no two folders import each other, directly or through others', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const i of everyImport()) {
+      const [from, to] = [folderOf(i.file), folderOf(i.target)];
+      if (from !== to) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    }
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+      [...(graph.get(from) ?? [])].some(
+        (next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))),
+      );
+    expect([...graph.keys()].filter((folder) => reaches(folder, folder))).toEqual([]);
   });
 
   it('features import nothing from commands/ or cli.ts', () => {

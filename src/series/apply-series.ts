@@ -21,7 +21,6 @@ import {
   type SavedWork,
 } from './checkout-state.js';
 import type { Git } from '../adapters/git.js';
-import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { appliedCommitMessage, buildTree } from './tree.js';
 
 export interface ApplySeriesOptions {
@@ -67,16 +66,6 @@ export function conflictError(conflicts: Conflict[], options: { threeWay?: boole
 
 /** The applied commit and the paths it changes, or (commit null) why the series does not apply. */
 type Applied = { commit: string; changed: string[] } | { commit: null; conflicts: Conflict[] };
-
-/**
- * Whether the checkout lacks objects of `commit`, built beside the fetch: git
- * does not copy an object the source already had, and the fetch brings only
- * the pinned commit. A failed check counts as lacking.
- */
-async function lacksObjects(check: Promise<string[] | ProcessError>): Promise<boolean> {
-  const missing = await check;
-  return missing instanceof ProcessError || missing.length > 0;
-}
 
 /**
  * Undoes a checkout that failed half-way. A first checkout (HEAD unborn) goes
@@ -147,11 +136,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
   };
 
   const apply = async (): Promise<ApplyData> => {
-    const { git, fetched, head, created, early } = await ensureCheckout(ctx, {
-      files: false,
-      // A new checkout from a repository on this machine: the applied commit is built while the fetch runs.
-      whileFetching: (reader) => buildApplied(reader, pinned),
-    });
+    const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
     // The commands after this one fetch from the same source when not told otherwise.
     if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply') recordSource(ctx.layout, ctx.source);
     const paths = plannedPaths(plan);
@@ -162,14 +147,13 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     }
 
     const current = head.kind === 'empty' ? pinned : head.commit;
-    if (early !== null) ctx.log.debug('The applied commit was built while the fetch ran.');
-    const applied = early ?? (await buildApplied(git, current, head.kind === 'applied' ? head.base : undefined));
+    const applied = await buildApplied(git, current, head.kind === 'applied' ? head.base : undefined);
     if (applied.commit === null) {
       // A checkout without files yet gets the pinned commit, to refresh the patch against.
       if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
       throw conflictError(applied.conflicts, { threeWay });
     }
-    let { commit, changed } = applied;
+    const { commit, changed } = applied;
     // A checkout made by this run holds nothing of the user's that could be in the way; one whose first
     // checkout never finished (HEAD unborn) is cleared before the checkout, keeping what is not the tool's.
     if (!created) await verifyNoUnmerged(git);
@@ -241,20 +225,7 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
         kept.restore.push(`git -C ${git.dir} checkout -b my-work ${head.commit}`);
       }
       try {
-        // Checked while the files are written: `git checkout` itself skips a blob it cannot read.
-        const checkingOut = orFailure(git.checkoutBranch(ctx.config.branch, commit));
-        const check = early === null ? null : orFailure(git.missingObjects(commit, pinned));
-        // Handled here so it is not an unhandled rejection while the checkout is awaited; awaiting it below still throws.
-        check?.catch(() => undefined);
-        const checkedOut = await checkingOut;
-        if (check !== null && (await lacksObjects(check))) {
-          ctx.log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
-          // Without the source's objects, so every object is written into the checkout.
-          const rebuilt = await buildApplied(git, pinned);
-          if (rebuilt.commit === null) throw conflictError(rebuilt.conflicts, { threeWay });
-          ({ commit, changed } = rebuilt);
-          await git.checkoutBranch(ctx.config.branch, commit, { force: true });
-        } else if (checkedOut instanceof ProcessError) throw checkedOut;
+        await git.checkoutBranch(ctx.config.branch, commit);
       } catch (error) {
         // A checkout that failed half-way (a full disk) is undone: no file is left half switched.
         await undoCheckout(git, head, created, [commit, pinned], changed);

@@ -5,10 +5,10 @@ import { helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, noSpaceErrorFrom, permissionErrorFrom, processFailed } from './core/errors.js';
 import { mapJsonStrings } from './core/json.js';
 import { redactUrls } from './core/redact.js';
-import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
+import { completedStep, InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
 import { ProcessError } from './adapters/process-error.js';
-import type { CommandSpec, GlobalOptions, Handler } from './commands/spec.js';
+import type { CommandSpec, GlobalOptions, Handler, Seams } from './commands/spec.js';
 
 /**
  * Every command, in the order --help lists them, by the word that names it. A run that names its
@@ -49,6 +49,8 @@ export interface Io {
   signal?: AbortSignal;
   /** The platform the tool runs on; default: this process's. */
   platform?: NodeJS.Platform;
+  /** For the tool's own tests: where to pause, how often to poll. */
+  seams?: Seams;
 }
 
 /** Help text width: the terminal's, at most 110; 110 in a pipe. */
@@ -187,9 +189,9 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     env: io.env,
     platform: io.platform ?? process.platform,
     logger: createLogger({ verbose, stream: io.stderr }),
+    seams: io.seams,
   };
-  // Test-only: the tool's interrupt tests make a run wait at a named step for their Ctrl-C.
-  const pauseAt = PAUSE_POINTS.find((p) => p === io.env['MLX_STORAGE_PR_TEST_PAUSE_AT']);
+  const pauseAt = io.seams?.pauseAt;
   watchInterrupts(io.signal, pauseAt === undefined ? undefined : { step: pauseAt, stream: io.stderr });
   try {
     const result = await handler(options);

@@ -467,23 +467,6 @@ export class Git {
     return out.split('\0').filter(Boolean);
   }
 
-  /** Objects reachable from `commit` but not from `base` that this repository lacks (its alternates included). */
-  async missingObjects(commit: string, base: string): Promise<string[]> {
-    const out = await this.raw([
-      'rev-list',
-      '--objects',
-      '--missing=print',
-      ...operands(commit),
-      '--not',
-      ...operands(base),
-      '--',
-    ]);
-    return out
-      .split('\n')
-      .filter((line) => line.startsWith('?'))
-      .map((line) => line.slice(1));
-  }
-
   /** Paths where the working tree differs from a tree-ish. */
   async worktreeDiff(treeish: string, paths: readonly string[] = []): Promise<string[]> {
     const out = await this.raw([
@@ -499,14 +482,9 @@ export class Git {
     return out.split('\0').filter(Boolean);
   }
 
-  /**
-   * Puts `branch` on `commit` and checks it out. Two-way: refuses (without writing) when local
-   * changes would be overwritten; `force` overwrites them, and writes files an earlier checkout left out.
-   */
-  async checkoutBranch(branch: string, commit: string, options: { force?: boolean } = {}): Promise<void> {
-    await this.raw(['checkout', '--quiet', ...(options.force ? ['--force'] : []), '-B', ...operands(branch, commit)], {
-      echo: true,
-    });
+  /** Puts `branch` on `commit` and checks it out. Two-way: refuses (without writing) when local changes would be overwritten. */
+  async checkoutBranch(branch: string, commit: string): Promise<void> {
+    await this.raw(['checkout', '--quiet', '-B', ...operands(branch, commit)], { echo: true });
   }
 
   async checkoutDetached(commit: string): Promise<void> {

@@ -227,6 +227,58 @@ async function allPages(
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+const checkRunOf = (raw: unknown): CheckRun => {
+  const r = raw as Record<string, unknown>;
+  return {
+    name: text(r['name']) ?? '(unnamed)',
+    status: text(r['status']) ?? 'unknown',
+    conclusion: text(r['conclusion']),
+    url: text(r['html_url']) ?? text(r['details_url']),
+  };
+};
+
+const commitStatusOf = (raw: unknown): CommitStatus => {
+  const s = raw as Record<string, unknown>;
+  return {
+    context: text(s['context']) ?? '(no context)',
+    state: text(s['state']) ?? 'unknown',
+    url: text(s['target_url']),
+  };
+};
+
+const workflowRunOf = (raw: unknown): WorkflowRun => {
+  const r = raw as Record<string, unknown>;
+  return {
+    name: text(r['name']) ?? '(unnamed)',
+    status: text(r['status']) ?? 'unknown',
+    conclusion: text(r['conclusion']),
+    url: text(r['html_url']),
+  };
+};
+
+/** Whether `repo` has GitHub Actions enabled; null when GitHub does not say (no admin rights). */
+async function actionsEnabled(octokit: Octokit, repo: RepoId): Promise<boolean | null> {
+  try {
+    return await call(`GET /repos/${repo.owner}/${repo.repo}/actions/permissions`, async (signal) => {
+      const { data, status } = await octokit.request('GET /repos/{owner}/{repo}/actions/permissions', {
+        ...repo,
+        request: { signal },
+      });
+      if (typeof data?.enabled !== 'boolean') throw new UnexpectedAnswer(status, ['enabled'], data);
+      return data.enabled;
+    });
+  } catch (error) {
+    // Reading the setting needs admin rights on the repository: without them GitHub does not say.
+    if (
+      error instanceof GitHubError &&
+      !error.rateLimited &&
+      (error.status === 401 || error.status === 403 || error.status === 404)
+    )
+      return null;
+    throw error;
+  }
+}
+
 export function gitHubClient(options: { baseUrl: string; token: string | null; userAgent: string }): GitHubClient {
   const octokit = new Octokit({
     ...(options.token === null ? {} : { auth: options.token }),
@@ -255,15 +307,7 @@ export function gitHubClient(options: { baseUrl: string; token: string | null; u
           'check_runs',
           signal,
         );
-        return runs.map((raw) => {
-          const r = raw as Record<string, unknown>;
-          return {
-            name: text(r['name']) ?? '(unnamed)',
-            status: text(r['status']) ?? 'unknown',
-            conclusion: text(r['conclusion']),
-            url: text(r['html_url']) ?? text(r['details_url']),
-          };
-        });
+        return runs.map(checkRunOf);
       }),
     commitStatuses: (repo, ref) =>
       call(`GET /repos/${repo.owner}/${repo.repo}/commits/${ref}/status`, async (signal) => {
@@ -274,14 +318,7 @@ export function gitHubClient(options: { baseUrl: string; token: string | null; u
           'statuses',
           signal,
         );
-        return statuses.map((raw) => {
-          const s = raw as Record<string, unknown>;
-          return {
-            context: text(s['context']) ?? '(no context)',
-            state: text(s['state']) ?? 'unknown',
-            url: text(s['target_url']),
-          };
-        });
+        return statuses.map(commitStatusOf);
       }),
     workflowRuns: (repo, headSha) =>
       call(`GET /repos/${repo.owner}/${repo.repo}/actions/runs?head_sha=${headSha}`, async (signal) => {
@@ -292,37 +329,9 @@ export function gitHubClient(options: { baseUrl: string; token: string | null; u
           'workflow_runs',
           signal,
         );
-        return runs.map((raw) => {
-          const r = raw as Record<string, unknown>;
-          return {
-            name: text(r['name']) ?? '(unnamed)',
-            status: text(r['status']) ?? 'unknown',
-            conclusion: text(r['conclusion']),
-            url: text(r['html_url']),
-          };
-        });
+        return runs.map(workflowRunOf);
       }),
-    actionsEnabled: async (repo) => {
-      try {
-        return await call(`GET /repos/${repo.owner}/${repo.repo}/actions/permissions`, async (signal) => {
-          const { data, status } = await octokit.request('GET /repos/{owner}/{repo}/actions/permissions', {
-            ...repo,
-            request: { signal },
-          });
-          if (typeof data?.enabled !== 'boolean') throw new UnexpectedAnswer(status, ['enabled'], data);
-          return data.enabled;
-        });
-      } catch (error) {
-        // Reading the setting needs admin rights on the repository: without them GitHub does not say.
-        if (
-          error instanceof GitHubError &&
-          !error.rateLimited &&
-          (error.status === 401 || error.status === 403 || error.status === 404)
-        )
-          return null;
-        throw error;
-      }
-    },
+    actionsEnabled: (repo) => actionsEnabled(octokit, repo),
     defaultBranch: (repo) =>
       call(`GET /repos/${repo.owner}/${repo.repo}`, async (signal) => {
         const { data, status } = await octokit.rest.repos.get({ ...repo, request: { signal } });

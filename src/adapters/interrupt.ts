@@ -47,12 +47,11 @@ export function watchInterrupts(
 }
 
 /** Points where a test can make the run wait for its Ctrl-C (`pausePoint`). */
-export const PAUSE_POINTS = ['lock-taken', 'fetch-started', 'push-done', 'bump-saved'] as const;
-export type PausePoint = (typeof PAUSE_POINTS)[number];
+export type PausePoint = 'lock-taken' | 'fetch-started' | 'push-done' | 'bump-saved';
 
 /**
- * Test-only: when the tool's tests asked to pause at `step` (the entry point
- * reads MLX_STORAGE_PR_TEST_PAUSE_AT, which only those tests set), says so on
+ * Test-only: when the tool's tests asked to pause at `step` (they pass it to
+ * `main(io)`, which hands it to `watchInterrupts`), says so on
  * stderr and waits there until Ctrl-C (or 60 s), so that a test can send the
  * interrupt at exactly this point. With `alongside` (a process just started)
  * it also waits for that and hands back its outcome. Otherwise a no-op.

@@ -22,8 +22,6 @@ interface PrCommandOptions extends GlobalOptions, Omit<PrOptions, 'fork'> {
 const DEFAULT_WAIT_MINUTES = 60;
 /** Between two polls of `--wait`. */
 const POLL_MS = 30_000;
-/** For tests only: another interval between polls, in milliseconds, so that a test need not sleep 30 s. */
-const TEST_POLL_VARIABLE = 'MLX_STORAGE_PR_TEST_POLL_MS';
 
 export const prCommand = defineCommand({
   name: 'pr',
@@ -182,8 +180,7 @@ async function prCi(options: PrCommandOptions): Promise<CommandResult<CiData>> {
       },
     );
   const wait = parseWait(options.wait);
-  const testPoll = Number(options.env[TEST_POLL_VARIABLE]);
-  const pollMs = Number.isFinite(testPoll) && testPoll > 0 ? testPoll : POLL_MS;
+  const pollMs = options.seams?.ciPollMs ?? POLL_MS;
   const ctx = await loadContext(options);
   const data = await readCiStatus(ctx, {
     fork: options.fork,

@@ -1,7 +1,20 @@
 import type { Argv } from '../core/command-line.js';
 
+import type { PausePoint } from '../adapters/interrupt.js';
 import type { Logger } from '../adapters/log.js';
 import { UserError } from '../core/errors.js';
+
+/**
+ * What the tool's own tests inject through `main(io)`, as gh's factory
+ * does: no code of the tool reads a test setting from the environment. A run
+ * from bin/ has none.
+ */
+export interface Seams {
+  /** The step where the run waits for the test's Ctrl-C (see `pausePoint`). */
+  pauseAt?: PausePoint;
+  /** Milliseconds between two polls of `pr --ci --wait` (otherwise 30 s), so that a test need not sleep. */
+  ciPollMs?: number;
+}
 
 /**
  * Options every command gets from the entry point, process state included
@@ -17,6 +30,7 @@ export interface GlobalOptions {
   json?: boolean | undefined;
   verbose?: boolean | undefined;
   logger?: Logger | undefined;
+  seams?: Seams | undefined;
 }
 
 /** What a command hands back to the entry point: data for --json and lines for people. */

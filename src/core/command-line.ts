@@ -108,7 +108,66 @@ function isValue(word: string | undefined): boolean {
  */
 export function parseArguments(declared: Declarations, argv: readonly string[]): Record<string, unknown> {
   const dashdash = argv.indexOf('--');
-  const words = dashdash < 0 ? argv : argv.slice(0, dashdash);
+  const { given, unknown, positionals } = readWords(declared, dashdash < 0 ? argv : argv.slice(0, dashdash));
+  const positional = declared.positionalArgument;
+  if (positional === null) unknown.push(...positionals);
+  if (unknown.length > 0)
+    throw new CommandLineError(`Unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+
+  const args: Record<string, unknown> = { '--': dashdash < 0 ? [] : argv.slice(dashdash + 1) };
+  if (positional !== null) given.set(positional.name, positionals);
+  for (const [name, declaration] of [
+    ...declared.options,
+    ...(positional ? [[positional.name, positional.declaration] as const] : []),
+  ]) {
+    const values = given.get(name);
+    if (values === undefined) {
+      if (declaration.demandOption) throw new CommandLineError(`Missing required argument: ${name}`);
+      if (declaration.default !== undefined) setArgument(args, name, declaration.default);
+      continue;
+    }
+    verifyValues(name, declaration, values);
+    setArgument(args, name, declaration.array ? values : values[0]);
+  }
+  for (const check of declared.checks) {
+    try {
+      check(args as never);
+    } catch (error) {
+      // An expected error keeps its code and hint; anything else a check throws is a usage error.
+      if (isUserError(error)) throw error;
+      throw new CommandLineError((error as Error).message);
+    }
+  }
+  return args;
+}
+
+/** An argument under its kebab-case and its camel-case name. */
+function setArgument(args: Record<string, unknown>, name: string, value: unknown): void {
+  args[name] = value;
+  args[camelCase(name)] = value;
+}
+
+/** Refuses a value given more than once for an option that takes one, and a value not among the choices. */
+function verifyValues(name: string, declaration: OptionDeclaration, values: Array<string | boolean>): void {
+  if (!declaration.array && values.length > 1)
+    throw new CommandLineError(`--${name} was given ${values.length} times (${values.join(', ')}); give it once.`);
+  for (const value of values) {
+    if (declaration.choices && !declaration.choices.includes(String(value))) {
+      const near = closestName(String(value), declaration.choices);
+      const guess = near !== null && editDistance(String(value), near) <= 2 ? ` (did you mean ${near}?)` : '';
+      throw new CommandLineError(`--${name} ${String(value)}: not one of ${declaration.choices.join(', ')}${guess}.`);
+    }
+  }
+}
+
+/**
+ * The words before `--`: the values given per declared option (in order),
+ * the unknown options, and the words that are no option's value.
+ */
+function readWords(
+  declared: Declarations,
+  words: readonly string[],
+): { given: Map<string, Array<string | boolean>>; unknown: string[]; positionals: string[] } {
   const given = new Map<string, Array<string | boolean>>();
   const unknown: string[] = [];
   const positionals: string[] = [];
@@ -173,47 +232,5 @@ export function parseArguments(declared: Declarations, argv: readonly string[]):
     } else if (isValue(words[i + 1])) give(name, words[++i] as string);
     else give(name, '');
   }
-
-  const positional = declared.positionalArgument;
-  if (positional === null) unknown.push(...positionals);
-  if (unknown.length > 0)
-    throw new CommandLineError(`Unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
-
-  const args: Record<string, unknown> = { '--': dashdash < 0 ? [] : argv.slice(dashdash + 1) };
-  const set = (name: string, value: unknown) => {
-    args[name] = value;
-    args[camelCase(name)] = value;
-  };
-  if (positional !== null) given.set(positional.name, positionals);
-  for (const [name, declaration] of [
-    ...declared.options,
-    ...(positional ? [[positional.name, positional.declaration] as const] : []),
-  ]) {
-    const values = given.get(name);
-    if (values === undefined) {
-      if (declaration.demandOption) throw new CommandLineError(`Missing required argument: ${name}`);
-      if (declaration.default !== undefined) set(name, declaration.default);
-      continue;
-    }
-    if (!declaration.array && values.length > 1)
-      throw new CommandLineError(`--${name} was given ${values.length} times (${values.join(', ')}); give it once.`);
-    for (const value of values) {
-      if (declaration.choices && !declaration.choices.includes(String(value))) {
-        const near = closestName(String(value), declaration.choices);
-        const guess = near !== null && editDistance(String(value), near) <= 2 ? ` (did you mean ${near}?)` : '';
-        throw new CommandLineError(`--${name} ${String(value)}: not one of ${declaration.choices.join(', ')}${guess}.`);
-      }
-    }
-    set(name, declaration.array ? values : values[0]);
-  }
-  for (const check of declared.checks) {
-    try {
-      check(args as never);
-    } catch (error) {
-      // An expected error keeps its code and hint; anything else a check throws is a usage error.
-      if (isUserError(error)) throw error;
-      throw new CommandLineError((error as Error).message);
-    }
-  }
-  return args;
+  return { given, unknown, positionals };
 }

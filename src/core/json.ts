@@ -74,117 +74,11 @@ class Stop extends Error {
  * position at all, so this small scanner follows RFC 8259 itself.
  */
 export function locateJsonError(text: string): JsonSyntaxError {
-  let i = 0;
-  const describe = (at: number) => (at >= text.length ? 'the end of the file' : JSON.stringify(text[at]));
-  const fail = (message: string, at = i): never => {
-    throw new Stop(at, message);
-  };
-  const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++;
-  };
-  const literal = (word: string) => {
-    const start = i;
-    const found = /^[A-Za-z0-9_]*/.exec(text.slice(i))?.[0] ?? '';
-    if (found !== word)
-      fail(`unexpected ${JSON.stringify(found)} (expected a value such as ${word}, a number or a "string")`, start);
-    i += word.length;
-  };
-  const string = () => {
-    i++; // opening quote
-    for (;;) {
-      if (i >= text.length) fail('unexpected end of the file inside a string (missing closing ")');
-      const ch = text[i] as string;
-      if (ch === '"') {
-        i++;
-        return;
-      }
-      if (ch.charCodeAt(0) < 0x20) fail(`line break or control character inside a string (missing closing "?)`);
-      if (ch === '\\') {
-        const next = text[i + 1];
-        if (next === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('invalid \\u escape in a string');
-          i += 6;
-        } else if (next !== undefined && '"\\/bfnrt'.includes(next)) i += 2;
-        else fail(`invalid escape \\${next ?? ''} in a string`);
-        continue;
-      }
-      i++;
-    }
-  };
-  const number = () => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!match || match[0] === '-') fail(`unexpected ${describe(i)} (expected a number)`);
-    i += (match as RegExpExecArray)[0].length;
-  };
-  const value = (): void => {
-    ws();
-    const ch = text[i];
-    if (ch === undefined) return fail('unexpected end of the file (expected a value)');
-    if (ch === '{') return object();
-    if (ch === '[') return array();
-    if (ch === '"') return string();
-    if (ch === '-' || (ch >= '0' && ch <= '9')) return number();
-    if (ch === 't') return literal('true');
-    if (ch === 'f') return literal('false');
-    if (ch === 'n') return literal('null');
-    if (ch === "'") return fail('strings and property names need double quotes');
-    return fail(`unexpected ${describe(i)} (expected a value)`);
-  };
-  const object = () => {
-    i++;
-    ws();
-    if (text[i] === '}') {
-      i++;
-      return;
-    }
-    for (;;) {
-      ws();
-      if (text[i] === "'") fail('strings and property names need double quotes');
-      if (text[i] !== '"') fail(`unexpected ${describe(i)} (expected a property name in double quotes)`);
-      string();
-      ws();
-      if (text[i] !== ':') fail(`unexpected ${describe(i)} (expected ':' after the property name)`);
-      i++;
-      value();
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      if (text[i] !== ',') fail(`unexpected ${describe(i)} (expected ',' or '}' after a property value)`);
-      i++;
-      ws();
-      if (text[i] === '}') fail("trailing comma before '}': JSON allows none");
-    }
-  };
-  const array = () => {
-    i++;
-    ws();
-    if (text[i] === ']') {
-      i++;
-      return;
-    }
-    for (;;) {
-      value();
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      if (text[i] !== ',') fail(`unexpected ${describe(i)} (expected ',' or ']' after an array element)`);
-      i++;
-      ws();
-      if (text[i] === ']') fail("trailing comma before ']': JSON allows none");
-    }
-  };
-
+  const scanner = new JsonScanner(text);
   let offset = text.length;
   let message = 'no syntax error found';
   try {
-    if (text.charCodeAt(0) === 0xfeff) i = 1;
-    value();
-    ws();
-    if (i < text.length) fail(`unexpected ${describe(i)} after the end of the JSON value`);
+    scanner.document();
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
     offset = error.offset;
@@ -192,4 +86,140 @@ export function locateJsonError(text: string): JsonSyntaxError {
   }
   const before = text.slice(0, offset).split('\n');
   return { offset, line: before.length, column: (before.at(-1) ?? '').length + 1, message };
+}
+
+/** Reads JSON text from the start and throws `Stop` at the first thing RFC 8259 does not allow. */
+class JsonScanner {
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  document(): void {
+    if (this.text.charCodeAt(0) === 0xfeff) this.i = 1;
+    this.value();
+    this.ws();
+    if (this.i < this.text.length) this.fail(`unexpected ${this.describe(this.i)} after the end of the JSON value`);
+  }
+
+  private describe(at: number): string {
+    return at >= this.text.length ? 'the end of the file' : JSON.stringify(this.text[at]);
+  }
+
+  private fail(message: string, at = this.i): never {
+    throw new Stop(at, message);
+  }
+
+  private ws(): void {
+    while (this.i < this.text.length && ' \t\n\r'.includes(this.text[this.i] as string)) this.i++;
+  }
+
+  private literal(word: string): void {
+    const start = this.i;
+    const found = /^[A-Za-z0-9_]*/.exec(this.text.slice(this.i))?.[0] ?? '';
+    if (found !== word)
+      this.fail(
+        `unexpected ${JSON.stringify(found)} (expected a value such as ${word}, a number or a "string")`,
+        start,
+      );
+    this.i += word.length;
+  }
+
+  private string(): void {
+    const text = this.text;
+    this.i++; // opening quote
+    for (;;) {
+      if (this.i >= text.length) this.fail('unexpected end of the file inside a string (missing closing ")');
+      const ch = text[this.i] as string;
+      if (ch === '"') {
+        this.i++;
+        return;
+      }
+      if (ch.charCodeAt(0) < 0x20) this.fail(`line break or control character inside a string (missing closing "?)`);
+      if (ch === '\\') {
+        const next = text[this.i + 1];
+        if (next === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(this.i + 2, this.i + 6))) this.fail('invalid \\u escape in a string');
+          this.i += 6;
+        } else if (next !== undefined && '"\\/bfnrt'.includes(next)) this.i += 2;
+        else this.fail(`invalid escape \\${next ?? ''} in a string`);
+        continue;
+      }
+      this.i++;
+    }
+  }
+
+  private number(): void {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.i));
+    if (!match || match[0] === '-') this.fail(`unexpected ${this.describe(this.i)} (expected a number)`);
+    this.i += match[0].length;
+  }
+
+  private value(): void {
+    this.ws();
+    const ch = this.text[this.i];
+    if (ch === undefined) return this.fail('unexpected end of the file (expected a value)');
+    if (ch === '{') return this.object();
+    if (ch === '[') return this.array();
+    if (ch === '"') return this.string();
+    if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number();
+    if (ch === 't') return this.literal('true');
+    if (ch === 'f') return this.literal('false');
+    if (ch === 'n') return this.literal('null');
+    if (ch === "'") return this.fail('strings and property names need double quotes');
+    return this.fail(`unexpected ${this.describe(this.i)} (expected a value)`);
+  }
+
+  private object(): void {
+    const text = this.text;
+    this.i++;
+    this.ws();
+    if (text[this.i] === '}') {
+      this.i++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      if (text[this.i] === "'") this.fail('strings and property names need double quotes');
+      if (text[this.i] !== '"')
+        this.fail(`unexpected ${this.describe(this.i)} (expected a property name in double quotes)`);
+      this.string();
+      this.ws();
+      if (text[this.i] !== ':') this.fail(`unexpected ${this.describe(this.i)} (expected ':' after the property name)`);
+      this.i++;
+      this.value();
+      this.ws();
+      if (text[this.i] === '}') {
+        this.i++;
+        return;
+      }
+      if (text[this.i] !== ',')
+        this.fail(`unexpected ${this.describe(this.i)} (expected ',' or '}' after a property value)`);
+      this.i++;
+      this.ws();
+      if (text[this.i] === '}') this.fail("trailing comma before '}': JSON allows none");
+    }
+  }
+
+  private array(): void {
+    const text = this.text;
+    this.i++;
+    this.ws();
+    if (text[this.i] === ']') {
+      this.i++;
+      return;
+    }
+    for (;;) {
+      this.value();
+      this.ws();
+      if (text[this.i] === ']') {
+        this.i++;
+        return;
+      }
+      if (text[this.i] !== ',')
+        this.fail(`unexpected ${this.describe(this.i)} (expected ',' or ']' after an array element)`);
+      this.i++;
+      this.ws();
+      if (text[this.i] === ']') this.fail("trailing comma before ']': JSON allows none");
+    }
+  }
 }

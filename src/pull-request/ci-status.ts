@@ -99,6 +99,53 @@ export async function readCiStatus(ctx: Context, options: CiOptions): Promise<Ci
 }
 
 async function run(ctx: Context, options: CiOptions, token: string | null): Promise<CiData> {
+  const target = await resolveTarget(ctx, options);
+  if (token === null)
+    ctx.log.warn(
+      'no GH_TOKEN or GITHUB_TOKEN: GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
+    );
+  const client = gitHubClient({ baseUrl: target.apiUrl, token, userAgent: `mlx-storage-pr/${packageVersion()}` });
+  const { reading, polls, timedOut } = await poll(ctx, client, target, options);
+  const { names, commit, branch } = target;
+  if (reading.jobs.length === 0) throw notFound(reading, target, polls);
+  const summary = summarize(reading.jobs);
+  const result = ciResult(summary);
+  return {
+    command: 'pr',
+    mode: 'ci',
+    branch,
+    fork: names.fork,
+    forkRepository: names.forkRepository,
+    upstream: names.upstream,
+    commit,
+    branchTip: target.branchTip,
+    branchMoved: target.branchTip !== commit,
+    pullRequest: reading.pullRequest,
+    authenticated: token !== null,
+    jobs: reading.jobs,
+    reasons: reading.reasons,
+    summary,
+    result,
+    polls,
+    waited: options.wait === undefined ? null : { minutes: options.wait, timedOut },
+  };
+}
+
+/** Where to read: the repositories on GitHub, the branch and the commit the tool pushed last to it. */
+interface Target {
+  upstream: RepoId;
+  fork: RepoId;
+  branch: string;
+  names: CiNames;
+  apiUrl: string;
+  /** The fork's lease ref: the commit the tool pushed last. */
+  commit: string;
+  /** What the branch holds now (null: no branch). */
+  branchTip: string | null;
+}
+
+/** Resolves the options against the checkout, the config and the fork; refuses what cannot be read. */
+async function resolveTarget(ctx: Context, options: CiOptions): Promise<Target> {
   const git = await ctx.checkout();
   if (git === null)
     throw new UserError('NOT_APPLIED', 'pr --ci reads the fork through the checkout, and there is none.', {
@@ -143,13 +190,29 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
         details: { reasons: { commit: 'not-pushed' }, branch, fork: fork.given },
       },
     );
-  const commit = state.lease;
-  if (token === null)
-    ctx.log.warn(
-      'no GH_TOKEN or GITHUB_TOKEN: GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
-    );
+  return {
+    upstream: upstreamRepo,
+    fork: forkRepo,
+    branch,
+    names,
+    apiUrl,
+    commit: state.lease,
+    branchTip: state.branch,
+  };
+}
 
-  const client = gitHubClient({ baseUrl: apiUrl, token, userAgent: `mlx-storage-pr/${packageVersion()}` });
+/**
+ * Reads GitHub once, or with `wait` until nothing is queued or running (or
+ * no run may still appear) or the bound is reached, one progress line per
+ * poll. Waits out a rate limit that ends within the bound.
+ */
+async function poll(
+  ctx: Context,
+  client: GitHubClient,
+  target: Target,
+  options: CiOptions,
+): Promise<{ reading: Reading; polls: number; timedOut: boolean }> {
+  const { commit, branch } = target;
   const started = Date.now();
   const deadline = options.wait === undefined ? null : started + options.wait * 60_000;
   let polls = 0;
@@ -157,7 +220,13 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
   let timedOut = false;
   for (;;) {
     try {
-      reading = await readOnce(client, { upstream: upstreamRepo, fork: forkRepo, head: names.head, commit, branch });
+      reading = await readOnce(client, {
+        upstream: target.upstream,
+        fork: target.fork,
+        head: target.names.head,
+        commit,
+        branch,
+      });
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
       const wake = wakeAfterLimit(error);
@@ -190,42 +259,24 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
     );
     await sleep(next);
   }
+  return { reading, polls, timedOut };
+}
 
-  if (reading.jobs.length === 0) {
-    const why = [
-      reading.reasons.pullRequest === null ? null : pullRequestReasonText(reading.reasons.pullRequest, names),
-      reading.reasons.fork === null ? null : forkReasonText(reading.reasons.fork, names),
-    ].filter((r) => r !== null);
-    throw new UserError(
-      'CI_NOT_FOUND',
-      `No check run or commit status for ${short(commit)} (the commit mlx-storage-pr pushed last to ${branch}): ${why.map((r) => r.text).join('; ')}.`,
-      {
-        hint: why.map((r) => r.fix).join(' '),
-        details: { reasons: reading.reasons, commit, branch, pullRequest: reading.pullRequest, polls },
-      },
-    );
-  }
-  const summary = summarize(reading.jobs);
-  const result = ciResult(summary);
-  return {
-    command: 'pr',
-    mode: 'ci',
-    branch,
-    fork: fork.given,
-    forkRepository: names.forkRepository,
-    upstream: names.upstream,
-    commit,
-    branchTip: state.branch,
-    branchMoved: state.branch !== commit,
-    pullRequest: reading.pullRequest,
-    authenticated: token !== null,
-    jobs: reading.jobs,
-    reasons: reading.reasons,
-    summary,
-    result,
-    polls,
-    waited: options.wait === undefined ? null : { minutes: options.wait, timedOut },
-  };
+/** CI_NOT_FOUND for a reading with no job, with the reasons each place shows none. */
+function notFound(reading: Reading, target: Target, polls: number): UserError {
+  const { names, commit, branch } = target;
+  const why = [
+    reading.reasons.pullRequest === null ? null : pullRequestReasonText(reading.reasons.pullRequest, names),
+    reading.reasons.fork === null ? null : forkReasonText(reading.reasons.fork, names),
+  ].filter((r) => r !== null);
+  return new UserError(
+    'CI_NOT_FOUND',
+    `No check run or commit status for ${short(commit)} (the commit mlx-storage-pr pushed last to ${branch}): ${why.map((r) => r.text).join('; ')}.`,
+    {
+      hint: why.map((r) => r.fix).join(' '),
+      details: { reasons: reading.reasons, commit, branch, pullRequest: reading.pullRequest, polls },
+    },
+  );
 }
 
 /** One reading of both places. Upstream is read only while a pull request is open: it runs nothing else for the commit. */

@@ -65,23 +65,7 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
     const indexFile = path.join(tmp, 'index');
     const index = git.withIndex(indexFile);
     await index.readTree(base);
-    const conflicts: Conflict[] = [];
-    const steps: StepOutcome[] = [];
-    // What upstream changed, asked of git the first time a patch fails.
-    let changed: Promise<Changed | null> | null = null;
-    const since = options.since;
-    const upstreamChanged = (): Promise<Changed | null> => {
-      changed ??= survey
-        ? Promise.resolve({ paths: survey.upstreamChanged })
-        : since === undefined || since === base
-          ? Promise.resolve(null)
-          : index.changedPaths(since, base).then((paths) => ({
-              paths: new Set(paths),
-              comparedWith: `the previous pin ${since.slice(0, 12)}`,
-            }));
-      return changed;
-    };
-
+    const build: TreeBuild = { git, index, indexFile, tmp, plan, options, conflicts: [], steps: [] };
     const patchFiles = await Promise.all(
       plan.patches.map(async (patch, i) => {
         const patchFile = path.join(tmp, `patch-${i}.patch`);
@@ -100,81 +84,129 @@ export async function buildTree(git: Git, plan: ApplyPlan, options: BuildTreeOpt
       const together = await orFailure(
         index.applyToIndex([...(plan.files.length > 0 ? [templatesFile] : []), ...patchFiles]),
       );
-      if (!(together instanceof ProcessError)) return { tree: await index.writeTree(), conflicts, steps };
+      if (!(together instanceof ProcessError)) return { tree: await index.writeTree(), conflicts: [], steps: [] };
     }
 
-    const blobFiles = await Promise.all(
-      plan.files.map(async (file, i) => {
-        const name = path.join(tmp, `file-${i}`);
-        await writeFile(name, file.content);
-        return name;
-      }),
-    );
-    const blobs = await index.hashObjects(blobFiles);
-    const existing = new Set(
-      (plan.files.length ? await index.raw(['ls-files', '-z', '--', ...plan.files.map((f) => f.path)]) : '')
-        .split('\0')
-        .filter(Boolean),
-    );
-    for (const [i, file] of plan.files.entries()) {
-      const name = `templates/${file.template}`;
-      if (!existing.has(file.path)) {
-        if (survey) steps.push({ kind: 'template', name, files: [file.path], status: 'clean', reasons: [] });
-        continue;
-      }
-      const same = survey !== undefined && (await index.indexBlob(file.path)) === blobs[i];
-      const reason: Conflict = same
-        ? {
-            patch: name,
-            file: file.path,
-            reason: 'already_applied',
-            detail: 'the base already has this file as the template renders it',
-          }
-        : {
-            patch: name,
-            file: file.path,
-            reason: 'file_exists',
-            detail: `the ${survey ? 'base' : 'pinned commit'} already has this file`,
-          };
-      if (!same) conflicts.push(reason);
-      if (survey)
-        steps.push({
-          kind: 'template',
-          name,
-          files: [file.path],
-          status: same ? 'already-upstream' : 'conflict',
-          reasons: [reason],
-        });
-    }
-    await index.updateIndex(plan.files.map((file, i) => ({ path: file.path, blob: blobs[i] as string })));
-
-    for (const [i, patch] of plan.patches.entries()) {
-      const patchFile = patchFiles[i] as string;
-      const files = patch.files.map((f) => f.path);
-      try {
-        // Survey mode tries the exact patch first: git's --3way would merge even a patch that applies as it is.
-        await index.applyToIndex(patchFile, { threeWay: survey ? false : (options.threeWay ?? false) });
-        if (survey) steps.push({ kind: 'patch', name: patch.name, files, status: 'clean', reasons: [] });
-      } catch (error) {
-        if (!(error instanceof ProcessError)) throw error;
-        const diagnosis = await diagnosePatch(index, patch, patchFile, error.stderr, await upstreamChanged());
-        if (!survey) {
-          conflicts.push(...diagnosis.conflicts);
-          continue;
-        }
-        const status: StepStatus = diagnosis.reverseApplies
-          ? 'already-upstream'
-          : (await mergeThreeWay(git, indexFile, patchFile))
-            ? 'three-way'
-            : 'conflict';
-        if (status === 'conflict') conflicts.push(...diagnosis.conflicts);
-        steps.push({ kind: 'patch', name: patch.name, files, status, reasons: diagnosis.conflicts });
-      }
-    }
+    await addTemplates(build);
+    await applyPatches(build, patchFiles, upstreamChangedSince(build, base));
+    const { conflicts, steps } = build;
     if (conflicts.length > 0) return { tree: null, conflicts, steps };
     return { tree: await index.writeTree(), conflicts, steps };
   } finally {
     await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** What the steps of one `buildTree` share; `conflicts` and `steps` grow as they go. */
+interface TreeBuild {
+  git: Git;
+  /** `git` on the temporary index in `indexFile`. */
+  index: Git;
+  indexFile: string;
+  tmp: string;
+  plan: ApplyPlan;
+  options: BuildTreeOptions;
+  conflicts: Conflict[];
+  steps: StepOutcome[];
+}
+
+/** What upstream changed (for the reasons of a failed patch), asked of git the first time a patch fails. */
+function upstreamChangedSince(build: TreeBuild, base: string): () => Promise<Changed | null> {
+  const { survey, since } = build.options;
+  let changed: Promise<Changed | null> | null = null;
+  return () => {
+    changed ??= survey
+      ? Promise.resolve({ paths: survey.upstreamChanged })
+      : since === undefined || since === base
+        ? Promise.resolve(null)
+        : build.index.changedPaths(since, base).then((paths) => ({
+            paths: new Set(paths),
+            comparedWith: `the previous pin ${since.slice(0, 12)}`,
+          }));
+    return changed;
+  };
+}
+
+/** Adds the rendered templates to the index; a file the base has already is a conflict (or, surveyed, upstream). */
+async function addTemplates(build: TreeBuild): Promise<void> {
+  const { index, tmp, plan, conflicts, steps } = build;
+  const survey = build.options.survey;
+  const blobFiles = await Promise.all(
+    plan.files.map(async (file, i) => {
+      const name = path.join(tmp, `file-${i}`);
+      await writeFile(name, file.content);
+      return name;
+    }),
+  );
+  const blobs = await index.hashObjects(blobFiles);
+  const existing = new Set(
+    (plan.files.length ? await index.raw(['ls-files', '-z', '--', ...plan.files.map((f) => f.path)]) : '')
+      .split('\0')
+      .filter(Boolean),
+  );
+  for (const [i, file] of plan.files.entries()) {
+    const name = `templates/${file.template}`;
+    if (!existing.has(file.path)) {
+      if (survey) steps.push({ kind: 'template', name, files: [file.path], status: 'clean', reasons: [] });
+      continue;
+    }
+    const same = survey !== undefined && (await index.indexBlob(file.path)) === blobs[i];
+    const reason: Conflict = same
+      ? {
+          patch: name,
+          file: file.path,
+          reason: 'already_applied',
+          detail: 'the base already has this file as the template renders it',
+        }
+      : {
+          patch: name,
+          file: file.path,
+          reason: 'file_exists',
+          detail: `the ${survey ? 'base' : 'pinned commit'} already has this file`,
+        };
+    if (!same) conflicts.push(reason);
+    if (survey)
+      steps.push({
+        kind: 'template',
+        name,
+        files: [file.path],
+        status: same ? 'already-upstream' : 'conflict',
+        reasons: [reason],
+      });
+  }
+  await index.updateIndex(plan.files.map((file, i) => ({ path: file.path, blob: blobs[i] as string })));
+}
+
+/** Applies the patches one by one to the index; a patch that does not apply is diagnosed (and, surveyed, merged). */
+async function applyPatches(
+  build: TreeBuild,
+  patchFiles: readonly string[],
+  upstreamChanged: () => Promise<Changed | null>,
+): Promise<void> {
+  const { git, index, indexFile, plan, options, conflicts, steps } = build;
+  const survey = options.survey;
+  for (const [i, patch] of plan.patches.entries()) {
+    const patchFile = patchFiles[i] as string;
+    const files = patch.files.map((f) => f.path);
+    try {
+      // Survey mode tries the exact patch first: git's --3way would merge even a patch that applies as it is.
+      await index.applyToIndex(patchFile, { threeWay: survey ? false : (options.threeWay ?? false) });
+      if (survey) steps.push({ kind: 'patch', name: patch.name, files, status: 'clean', reasons: [] });
+    } catch (error) {
+      if (!(error instanceof ProcessError)) throw error;
+      const diagnosis = await diagnosePatch(index, patch, patchFile, error.stderr, await upstreamChanged());
+      if (!survey) {
+        conflicts.push(...diagnosis.conflicts);
+        continue;
+      }
+      const status: StepStatus = diagnosis.reverseApplies
+        ? 'already-upstream'
+        : (await mergeThreeWay(git, indexFile, patchFile))
+          ? 'three-way'
+          : 'conflict';
+      if (status === 'conflict') conflicts.push(...diagnosis.conflicts);
+      steps.push({ kind: 'patch', name: patch.name, files, status, reasons: diagnosis.conflicts });
+    }
   }
 }
 

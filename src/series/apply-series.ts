@@ -4,7 +4,7 @@ import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { formatConflict, type Conflict } from './conflict.js';
 import { UserError } from '../core/errors.js';
-import { plannedPaths } from './plan.js';
+import { plannedPaths, type ApplyPlan } from './plan.js';
 import { ensureCheckout } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
@@ -19,8 +19,7 @@ import {
   type SavedWork,
 } from './saved-work.js';
 import { classifyHead, type HeadState } from './head-state.js';
-import type { Git } from '../adapters/git.js';
-import { orFailure, ProcessError } from '../adapters/process-error.js';
+import type { Git, StatusEntry } from '../adapters/git.js';
 import { appliedCommitMessage, buildTree } from './applied-tree.js';
 
 export interface ApplySeriesOptions {
@@ -68,16 +67,6 @@ export function conflictError(conflicts: Conflict[], options: { threeWay?: boole
 type Applied = { commit: string; changed: string[] } | { commit: null; conflicts: Conflict[] };
 
 /**
- * Whether the checkout lacks objects of `commit`, built beside the fetch: git
- * does not copy an object the source already had, and the fetch brings only
- * the pinned commit. A failed check counts as lacking.
- */
-async function lacksObjects(check: Promise<string[] | ProcessError>): Promise<boolean> {
-  const missing = await check;
-  return missing instanceof ProcessError || missing.length > 0;
-}
-
-/**
  * Undoes a checkout that failed half-way. A first checkout (HEAD unborn) goes
  * back to no files: all of them when this run made the checkout, else those
  * it wrote (anything else is saved first). A switch puts back the paths it
@@ -101,6 +90,25 @@ async function undoCheckout(
   } catch {
     // What is left is what a later apply clears (first checkout) or names as changed files (switch).
   }
+}
+
+/** What the steps of one apply share. */
+interface ApplyRun {
+  ctx: Context;
+  plan: ApplyPlan;
+  options: ApplySeriesOptions;
+  pinned: string;
+  base: Omit<ApplyData, 'status' | 'head' | 'changed' | 'localEdits' | 'fetched' | 'saved'>;
+}
+
+/** The checkout as `ensureCheckout` left it, and the applied commit to switch it to. */
+interface Switch {
+  git: Git;
+  head: HeadState;
+  created: boolean;
+  commit: string;
+  changed: string[];
+  dirtyEntries: StatusEntry[];
 }
 
 /**
@@ -132,148 +140,150 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
   if (options.dryRun && (await ctx.checkout()) === null) {
     return { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
   }
+  const apply = () => applyToCheckout({ ctx, plan, options, pinned, base });
+  return options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply);
+}
+
+/** The apply itself, under the workdir lock: fetch, build the applied commit, check it out. */
+async function applyToCheckout(run: ApplyRun): Promise<ApplyData> {
+  const { ctx, plan, options, pinned, base } = run;
+  const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
+  // The commands after this one fetch from the same source when not told otherwise.
+  if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply') recordSource(ctx.layout, ctx.source);
+
+  if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
+    const localEdits = (await git.status(plannedPaths(plan))).map((e) => e.path);
+    return { ...base, status: 'already-applied', head: head.commit, changed: [], localEdits, fetched };
+  }
 
   const threeWay = options.threeWay ?? false;
-  /**
-   * The applied commit on top of the pinned one and the paths it changes from `current`, or why the
-   * series does not apply; `since` is the previous pin, when the checkout's series is on one.
-   */
-  const buildApplied = async (git: Git, current: string, since?: string): Promise<Applied> => {
-    const built = await buildTree(git, plan, { threeWay, since });
-    if (built.tree === null) return { commit: null, conflicts: built.conflicts };
-    const commit = await git.commitTree(built.tree, pinned, appliedCommitMessage(plan));
-    return { commit, changed: await git.changedPaths(current, commit) };
-  };
+  const current = head.kind === 'empty' ? pinned : head.commit;
+  const applied = await buildApplied(run, git, current, head.kind === 'applied' ? head.base : undefined);
+  if (applied.commit === null) {
+    // A checkout without files yet gets the pinned commit, to refresh the patch against.
+    if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
+    throw conflictError(applied.conflicts, { threeWay });
+  }
+  const { commit, changed } = applied;
+  // A checkout made by this run holds nothing of the user's that could be in the way; one whose first
+  // checkout never finished (HEAD unborn) is cleared before the checkout, keeping what is not the tool's.
+  if (!created) await verifyNoUnmerged(git);
+  const dirtyEntries = created || head.kind === 'empty' ? [] : await git.status(changed);
+  const dirty = dirtyEntries.map((e) => e.path);
+  if (!options.force) verifyNothingInTheWay(git, head, dirty, pinned);
 
-  const apply = async (): Promise<ApplyData> => {
-    const { git, fetched, head, created, early } = await ensureCheckout(ctx, {
-      files: false,
-      // A new checkout from a repository on this machine: the applied commit is built while the fetch runs.
-      whileFetching: (reader) => buildApplied(reader, pinned),
+  if (options.dryRun) {
+    const status = 'would-apply';
+    return { ...base, status, head: head.kind === 'empty' ? null : head.commit, changed, localEdits: dirty, fetched };
+  }
+
+  // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
+  const saved = await uninterruptible(async () => {
+    const step = { git, head, created, commit, changed, dirtyEntries };
+    const kept = await keepUserWork(run, step);
+    await switchCheckout(run, step);
+    return kept;
+  });
+  if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
+  return { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
+}
+
+/**
+ * The applied commit on top of the pinned one and the paths it changes from `current`, or why the
+ * series does not apply; `since` is the previous pin, when the checkout's series is on one.
+ */
+async function buildApplied(run: ApplyRun, git: Git, current: string, since?: string): Promise<Applied> {
+  const built = await buildTree(git, run.plan, { threeWay: run.options.threeWay ?? false, since });
+  if (built.tree === null) return { commit: null, conflicts: built.conflicts };
+  const commit = await git.commitTree(built.tree, run.pinned, appliedCommitMessage(run.plan));
+  return { commit, changed: await git.changedPaths(current, commit) };
+}
+
+/** Refuses (without `--force`) a HEAD that is not the tool's, and uncommitted edits in files apply would change. */
+function verifyNothingInTheWay(git: Git, head: HeadState, dirty: string[], pinned: string): void {
+  if (head.kind === 'foreign') {
+    throw new UserError(
+      'FOREIGN_HEAD',
+      `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`,
+      {
+        hint: 'Run `mlx-storage-pr reset` (it saves your commits and edits first), or `apply --force` to save them and apply.',
+        details: { head: head.commit, pinned },
+      },
+    );
+  }
+  if (dirty.length > 0) {
+    throw new UserError(
+      'DIRTY_CHECKOUT',
+      `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`,
+      {
+        hint: 'If the edits belong to the PR, `mlx-storage-pr export` takes them into templates/ and patches/; otherwise rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
+        details: { dirty },
+      },
+    );
+  }
+}
+
+/**
+ * Saves what of the user's the switch would lose: files of a first checkout
+ * that stopped half-way, edits and commits under `--force`, and a series
+ * commit of export's the project no longer renders. Returns what it saved.
+ */
+async function keepUserWork(run: ApplyRun, step: Switch): Promise<SavedWork | undefined> {
+  const { ctx, plan, options, pinned } = run;
+  const { git, head, created, commit, dirtyEntries } = step;
+  let kept: SavedWork | undefined;
+  if (head.kind === 'empty' && !created) {
+    const cleared = await clearUnfinishedCheckout(git, [commit, pinned], {
+      scope: 'in-the-way',
+      save: true,
+      reason: 'apply',
     });
-    // The commands after this one fetch from the same source when not told otherwise.
-    if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply') recordSource(ctx.layout, ctx.source);
-    const paths = plannedPaths(plan);
-
-    if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
-      const localEdits = (await git.status(paths)).map((e) => e.path);
-      return { ...base, status: 'already-applied', head: head.commit, changed: [], localEdits, fetched };
-    }
-
-    const current = head.kind === 'empty' ? pinned : head.commit;
-    if (early !== null) ctx.log.debug('The applied commit was built while the fetch ran.');
-    const applied = early ?? (await buildApplied(git, current, head.kind === 'applied' ? head.base : undefined));
-    if (applied.commit === null) {
-      // A checkout without files yet gets the pinned commit, to refresh the patch against.
-      if (head.kind === 'empty' && !options.dryRun) await git.checkoutDetached(pinned);
-      throw conflictError(applied.conflicts, { threeWay });
-    }
-    let { commit, changed } = applied;
-    // A checkout made by this run holds nothing of the user's that could be in the way; one whose first
-    // checkout never finished (HEAD unborn) is cleared before the checkout, keeping what is not the tool's.
-    if (!created) await verifyNoUnmerged(git);
-    const dirtyEntries = created || head.kind === 'empty' ? [] : await git.status(changed);
-    const dirty = dirtyEntries.map((e) => e.path);
-
-    if (head.kind === 'foreign' && !options.force) {
-      throw new UserError(
-        'FOREIGN_HEAD',
-        `HEAD of ${git.dir} is ${head.commit.slice(0, 12)}, which is neither the pinned commit nor an applied series.`,
-        {
-          hint: 'Run `mlx-storage-pr reset` (it saves your commits and edits first), or `apply --force` to save them and apply.',
-          details: { head: head.commit, pinned },
-        },
-      );
-    }
-    if (dirty.length > 0 && !options.force) {
-      throw new UserError(
-        'DIRTY_CHECKOUT',
-        `The checkout has uncommitted changes in files apply would change:\n  ${dirty.join('\n  ')}`,
-        {
-          hint: 'If the edits belong to the PR, `mlx-storage-pr export` takes them into templates/ and patches/; otherwise rerun with --force: it stashes the changes to these files (only these) first and prints how to restore them.',
-          details: { dirty },
-        },
-      );
-    }
-
-    if (options.dryRun) {
-      return {
-        ...base,
-        status: 'would-apply',
-        head: head.kind === 'empty' ? null : head.commit,
-        changed,
-        localEdits: dirty,
-        fetched,
-      };
-    }
-
-    // Saving the user's edits and switching the checkout finish together once begun: Ctrl-C waits.
-    const saved = await uninterruptible(async () => {
-      let kept: SavedWork | undefined;
-      if (head.kind === 'empty' && !created) {
-        const cleared = await clearUnfinishedCheckout(git, [commit, pinned], {
-          scope: 'in-the-way',
-          save: true,
-          reason: 'apply',
-        });
-        if (cleared !== null)
-          ctx.log.info(`Finishing the first checkout of ${git.dir}, which stopped half-way in an earlier run.`);
-        kept = cleared?.saved ?? undefined;
-      }
-      if (options.force && (dirty.length > 0 || head.kind === 'foreign')) {
-        kept = await saveUserWork(git, dirtyEntries, {
-          reason: 'apply',
-          only: true,
-          ...(head.kind === 'foreign' ? { head: head.commit } : {}),
-        });
-      }
-      // A series commit that export made and the project no longer renders (another workdir's export, or an
-      // edit of templates/ or patches/, changed the project since) may hold edits nowhere else: it is kept.
-      if (head.kind === 'applied' && head.inputHash !== plan.inputHash && (await exportedSeries(git)) === head.commit) {
-        const ref = backupRef('export', new Date());
-        await git.updateRef(ref, head.commit);
-        kept = {
-          ...(kept ?? { files: [], untracked: [], refs: [], restore: [] }),
-          headBackup: head.commit,
-        };
-        kept.refs.push(ref);
-        kept.restore.push(`git -C ${git.dir} checkout -b my-work ${head.commit}`);
-      }
-      try {
-        // Checked while the files are written: `git checkout` itself skips a blob it cannot read.
-        const checkingOut = orFailure(git.checkoutBranch(ctx.config.branch, commit));
-        const check = early === null ? null : orFailure(git.missingObjects(commit, pinned));
-        // Handled here so it is not an unhandled rejection while the checkout is awaited; awaiting it below still throws.
-        check?.catch(() => undefined);
-        const checkedOut = await checkingOut;
-        if (check !== null && (await lacksObjects(check))) {
-          ctx.log.debug('The commit built beside the fetch lacks objects in the checkout; building it again.');
-          // Without the source's objects, so every object is written into the checkout.
-          const rebuilt = await buildApplied(git, pinned);
-          if (rebuilt.commit === null) throw conflictError(rebuilt.conflicts, { threeWay });
-          ({ commit, changed } = rebuilt);
-          await git.checkoutBranch(ctx.config.branch, commit, { force: true });
-        } else if (checkedOut instanceof ProcessError) throw checkedOut;
-      } catch (error) {
-        // A checkout that failed half-way (a full disk) is undone: no file is left half switched.
-        await undoCheckout(git, head, created, [commit, pinned], changed);
-        throw error;
-      }
-      // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
-      const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);
-      if (after !== null && (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned)) {
-        throw new UserError(
-          'HEAD_MISMATCH',
-          `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`,
-          {
-            hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
-          },
-        );
-      }
-      return kept;
+    if (cleared !== null)
+      ctx.log.info(`Finishing the first checkout of ${git.dir}, which stopped half-way in an earlier run.`);
+    kept = cleared?.saved ?? undefined;
+  }
+  if (options.force && (dirtyEntries.length > 0 || head.kind === 'foreign')) {
+    kept = await saveUserWork(git, dirtyEntries, {
+      reason: 'apply',
+      only: true,
+      ...(head.kind === 'foreign' ? { head: head.commit } : {}),
     });
-    if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
-    return { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
-  };
-  return options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply);
+  }
+  // A series commit that export made and the project no longer renders (another workdir's export, or an
+  // edit of templates/ or patches/, changed the project since) may hold edits nowhere else: it is kept.
+  if (head.kind === 'applied' && head.inputHash !== plan.inputHash && (await exportedSeries(git)) === head.commit) {
+    const ref = backupRef('export', new Date());
+    await git.updateRef(ref, head.commit);
+    kept = {
+      ...(kept ?? { files: [], untracked: [], refs: [], restore: [] }),
+      headBackup: head.commit,
+    };
+    kept.refs.push(ref);
+    kept.restore.push(`git -C ${git.dir} checkout -b my-work ${head.commit}`);
+  }
+  return kept;
+}
+
+/** Moves the branch onto the applied commit and checks that HEAD is it; a checkout that fails half-way is undone. */
+async function switchCheckout(run: ApplyRun, step: Switch): Promise<void> {
+  const { ctx, pinned } = run;
+  const { git, head, created, commit, changed } = step;
+  try {
+    await git.checkoutBranch(ctx.config.branch, commit);
+  } catch (error) {
+    // A checkout that failed half-way (a full disk) is undone: no file is left half switched.
+    await undoCheckout(git, head, created, [commit, pinned], changed);
+    throw error;
+  }
+  // git's files show the branch on the new commit; anything else (a hook moved it, a packed ref) is asked of git.
+  const after = (await git.branchTipFromFiles()) === commit ? null : await classifyHead(git, pinned);
+  if (after !== null && (after.kind !== 'applied' || after.commit !== commit || after.base !== pinned)) {
+    throw new UserError(
+      'HEAD_MISMATCH',
+      `After apply, HEAD of ${git.dir} is not the applied commit on top of ${pinned}.`,
+      {
+        hint: 'Run `mlx-storage-pr status` to see the checkout, then `mlx-storage-pr reset`.',
+      },
+    );
+  }
 }

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ifAbsentSync, isMarked, makeMarkedFolder } from '../adapters/files.js';
 import { Git } from '../adapters/git.js';
 import type { Logger } from '../adapters/log.js';
-import { lastLines, orFailure, ProcessError } from '../adapters/process-error.js';
+import { lastLines, ProcessError } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import { CONFIG_FILE } from './config.js';
 import type { ApplyPlan } from './plan.js';
@@ -26,14 +26,11 @@ import { classifyHead, type HeadState } from './head-state.js';
  * in a side folder and moved into place, so a failed fetch leaves nothing.
  * With `files: false` a new checkout gets no files yet (HEAD unborn): a
  * caller that checks out another commit next saves writing the tree twice.
- * `whileFetching` is work on the pinned commit that a new checkout runs
- * beside the fetch, when the source is a repository on this machine (see
- * `besideFetch`); `early` is its result, or null when it did not run or git failed.
  */
-export async function ensureCheckout<T = never>(
+export async function ensureCheckout(
   ctx: Context,
-  options: { files?: boolean; whileFetching?: (reader: Git) => Promise<T> } = {},
-): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState; early: T | null }> {
+  options: { files?: boolean } = {},
+): Promise<{ git: Git; created: boolean; fetched: boolean; head: HeadState }> {
   const { layout, source, log, env } = ctx;
   const commit = ctx.config.upstream.commit;
   const existing = await ctx.checkout();
@@ -41,61 +38,32 @@ export async function ensureCheckout<T = never>(
     // HEAD at or on top of the pinned commit proves it is there without asking git again.
     const head = await classifyHead(existing, commit);
     if (head.kind === 'pinned' || (head.kind === 'applied' && head.base === commit)) {
-      return { git: existing, created: false, fetched: false, head, early: null };
+      return { git: existing, created: false, fetched: false, head };
     }
     const type = await existing.objectType(commit);
-    if (type === 'commit') return { git: existing, created: false, fetched: false, head, early: null };
+    if (type === 'commit') return { git: existing, created: false, fetched: false, head };
     // A tag, tree or blob the checkout has already is refused without a fetch.
     if (type !== null) await verifyPinIsCommit(existing, commit);
   }
 
   const target = layout.checkout;
-  // Callers hold the workdir lock, so a side folder left here is from a run that died.
-  // Only folders the tool marked as its own: one of the same name that it did not make is left alone.
-  for (const entry of ifAbsentSync(() => readdirSync(layout.root), [] as string[])) {
-    const side = path.join(layout.root, entry);
-    if (isPartialCheckout(entry) && (await isMarked(side))) await rm(side, { recursive: true, force: true });
-  }
+  await clearDeadSideFolders(layout.root);
   const dir = existing ? target : layout.partialCheckout(process.pid);
   // A new checkout is marked as the tool's when made (the mark goes with it when it moves into place).
   if (existing) mkdirSync(dir, { recursive: true });
   else await makeMarkedFolder(dir);
   const git = new Git(dir, log, env);
-  // A new checkout from a repository on this machine can read the source's objects while the fetch runs.
-  const objects = existing ? null : sourceObjects(source);
-  const reader = objects === null ? null : git.withEnv({ GIT_ALTERNATE_OBJECT_DIRECTORIES: objects });
-  let beside: Promise<T | null> | null = null;
-  let sourceType: Promise<string | null | ProcessError> | null = null;
-  let early: T | null = null;
   try {
     if (!existing) await git.init();
     log.info(`Fetching MLX ${commit.slice(0, 12)} from ${source.display}`);
-    // Started first, so the work beside it does not delay it.
-    const fetching = fetchPinned(git, source, commit, log);
-    if (reader !== null) {
-      // Objects are the same in both repositories: a commit there is a commit here once fetched.
-      sourceType = orFailure(reader.objectType(commit));
-      // As for `beside` below: handled here, awaited (and so still thrown) after the fetch.
-      sourceType.catch(() => undefined);
-      if (options.whileFetching !== undefined) {
-        beside = besideFetch(reader, options.whileFetching, log);
-        // Handled here so a failure during the fetch is not an unhandled rejection; awaiting it below still throws.
-        beside.catch(() => undefined);
-      }
-    }
-    await fetching;
-    if ((await sourceType) !== 'commit') {
-      await verifyPinIsCommit(git, commit);
-      await verifyFetchedCommit(git, source, commit);
-    }
-    // No git is left working in the folder when it moves.
-    if (beside !== null) early = await beside;
+    await fetchPinned(git, source, commit, log);
+    await verifyPinIsCommit(git, commit);
+    await verifyFetchedCommit(git, source, commit);
     if (!existing) {
       if (options.files !== false) await git.checkoutDetached(commit);
       renameSync(dir, target);
     }
   } catch (error) {
-    await Promise.all([beside?.catch(() => undefined), sourceType?.catch(() => undefined)]);
     // Cleaning up must not hide why the fetch failed: a folder that cannot be removed is left behind.
     if (!existing) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
@@ -107,43 +75,19 @@ export async function ensureCheckout<T = never>(
     : options.files === false
       ? { kind: 'empty' }
       : { kind: 'pinned', commit };
-  return { git: result, created: !existing, fetched: true, head, early };
+  return { git: result, created: !existing, fetched: true, head };
 }
 
 /**
- * Runs `work` while the fetch is under way, with `reader`: the new checkout
- * with the source's objects readable beside its own (git's alternates, set in
- * the environment only: nothing is recorded in the checkout). Objects `work`
- * writes go into the checkout; one the source already has is not written
- * again, so whoever uses the result checks afterwards that the checkout holds
- * what it needs (`Git.missingObjects`). Git reads the source and never writes
- * to it (it may touch the time of an object file it reuses, as with any
- * alternate). A git failure gives null: the caller does the work after the fetch.
+ * Removes the side folders of fetches that died. Callers hold the workdir
+ * lock, so a side folder left here is from a run that died. Only folders the
+ * tool marked as its own: one of the same name that it did not make is left alone.
  */
-async function besideFetch<T>(reader: Git, work: (reader: Git) => Promise<T>, log: Logger): Promise<T | null> {
-  try {
-    return await work(reader);
-  } catch (error) {
-    if (!(error instanceof ProcessError)) throw error;
-    log.debug(`Work beside the fetch failed; it runs again after the fetch:\n${lastLines(error.stderr, 5)}`);
-    return null;
+async function clearDeadSideFolders(root: string): Promise<void> {
+  for (const entry of ifAbsentSync(() => readdirSync(root), [] as string[])) {
+    const side = path.join(root, entry);
+    if (isPartialCheckout(entry) && (await isMarked(side))) await rm(side, { recursive: true, force: true });
   }
-}
-
-/**
- * The object folder of a source on this machine: `<repo>/.git/objects`, or
- * `<repo>/objects` for a bare repository. Null for a URL, a linked worktree
- * or submodule (a `.git` file), and a path git's list of alternates cannot
- * hold (a colon separates its entries; a leading quote starts a quoted one).
- */
-function sourceObjects(source: Source): string | null {
-  if (source.kind !== 'path') return null;
-  const repo = source.display;
-  if (repo.includes(path.delimiter) || repo.startsWith('"')) return null;
-  const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-  if (isDir(path.join(repo, '.git', 'objects'))) return path.join(repo, '.git', 'objects');
-  if (isDir(path.join(repo, 'objects')) && existsSync(path.join(repo, 'HEAD'))) return path.join(repo, 'objects');
-  return null;
 }
 
 /** Why a command needs the checkout, for the message that sends the user to `apply`. */

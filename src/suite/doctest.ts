@@ -3,6 +3,7 @@
 import { z } from 'zod';
 
 import { editDistance } from '../core/closest.js';
+import { comparePaths } from '../core/paths.js';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped' | 'crashed';
 
@@ -210,7 +211,8 @@ function words(text: string): string[] {
 /**
  * Case names close to a `--tests` filter that matched none: names sharing
  * its words, exactly (2 points), as part of a word (1.5) or with a typo (1).
- * Words every name has (such as "test") say nothing and are left out.
+ * Words every name has (such as "test") say nothing and are left out. Ties go
+ * in code-unit order, the same in every locale.
  */
 export function closeCaseNames(filter: string, names: readonly string[], max = 5): string[] {
   const split = names.map((name) => ({ name, words: words(name) }));
@@ -229,7 +231,7 @@ export function closeCaseNames(filter: string, names: readonly string[], max = 5
   });
   return scored
     .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
+    .sort((a, b) => b.score - a.score || comparePaths(a.name, b.name))
     .slice(0, max)
     .map((s) => s.name);
 }

@@ -436,7 +436,7 @@ export async function verifyBuildTools(ctx: Context, source: string): Promise<vo
  */
 export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: SuiteOptions): Promise<SuiteResult> {
   const stream = ctx.log.stream;
-  const { patched: git, plan, localEdits } = target;
+  const { patched: git, plan } = target;
   const setup = await prepareBuild(ctx, options);
   for (const d of setup.dependencies) ctx.log.info(`dependency ${d.dep}: ${d.source}`);
   for (const n of setup.notes) ctx.log.info(`note: ${n}`);
@@ -449,17 +449,9 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
   const sanitizer = setup.sanitizer;
 
   // Under a sanitizer the baseline comes first: when the unpatched tree does not build that way, the lane does not apply.
-  let baseline: BaselineRun | null = null;
-  let notApplicable: string | null = null;
-  if (sanitizer && useBaseline) {
-    try {
-      baseline = await baselineRun(ctx, target, setup, stream);
-    } catch (error) {
-      if (!isUserError(error) || (error.code !== 'BUILD_FAILED' && error.code !== 'CONFIGURE_FAILED')) throw error;
-      notApplicable = firstError(error);
-      ctx.log.warn(`--sanitize ${sanitizer}: the unpatched tree does not build this way: ${notApplicable}`);
-    }
-  }
+  const first = sanitizer && useBaseline ? await sanitizedBaseline(ctx, target, setup) : null;
+  let baseline: BaselineRun | null = first?.baseline ?? null;
+  const notApplicable = first?.notApplicable ?? null;
 
   const configured = notApplicable === null ? await configureIfNeeded(patchedSpec, ctx.log) : false;
   let built = { seconds: 0, steps: 0 };
@@ -505,7 +497,74 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     (twin ? twin.summary.byClass['new-test-failed'] : 0) +
     (sanitizerData && sanitizerData.rest.extra > 0 ? 1 : 0);
 
-  const data: TestData = {
+  const data = testData(target, {
+    setup,
+    buildDir,
+    configured,
+    built,
+    patchedRun,
+    useBaseline,
+    baseline,
+    runsSuite,
+    summary,
+    classified,
+    sanitizer: sanitizerData,
+    twin,
+  });
+  if (summary.cases + (twin?.summary.cases ?? 0) === 0 && notApplicable === null) {
+    throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
+      hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
+    });
+  }
+  if (runsSuite && notApplicable === null) {
+    const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
+    await writeFile(lastRunFile(buildDir), savedText(lastRunInputs(plan.inputHash, runFilter(options), binary), data));
+  }
+  return { data, classified, blocking, inputHash: plan.inputHash };
+}
+
+/**
+ * The baseline of a sanitizer run, built first; when the unpatched tree does
+ * not build that way, the lane does not apply (`notApplicable` says why).
+ */
+async function sanitizedBaseline(
+  ctx: Context,
+  target: SuiteTarget,
+  setup: BuildSetup,
+): Promise<{ baseline: BaselineRun | null; notApplicable: string | null }> {
+  try {
+    return { baseline: await baselineRun(ctx, target, setup, ctx.log.stream), notApplicable: null };
+  } catch (error) {
+    if (!isUserError(error) || (error.code !== 'BUILD_FAILED' && error.code !== 'CONFIGURE_FAILED')) throw error;
+    const notApplicable = firstError(error);
+    ctx.log.warn(`--sanitize ${setup.sanitizer}: the unpatched tree does not build this way: ${notApplicable}`);
+    return { baseline: null, notApplicable };
+  }
+}
+
+/** What `test --json` reports of one run. */
+function testData(
+  target: SuiteTarget,
+  run: {
+    setup: BuildSetup;
+    buildDir: string;
+    configured: boolean;
+    built: { seconds: number; steps: number };
+    patchedRun: Awaited<ReturnType<typeof runDoctest>>;
+    useBaseline: boolean;
+    baseline: BaselineRun | null;
+    runsSuite: boolean;
+    summary: Summary;
+    classified: ClassifiedCase[];
+    sanitizer: TestData['sanitizer'];
+    twin: TwinData | null;
+  },
+): TestData {
+  const { patched: git, plan, localEdits } = target;
+  const { setup, buildDir, configured, built, patchedRun, useBaseline, baseline, runsSuite, summary, classified } = run;
+  const sanitizerData = run.sanitizer;
+  const twin = run.twin;
+  return {
     command: 'test',
     buildDir,
     logs: logFiles(buildDir),
@@ -545,16 +604,6 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
       })),
     },
   };
-  if (summary.cases + (twin?.summary.cases ?? 0) === 0 && notApplicable === null) {
-    throw new UserError('TESTS_FAILED', `The test binary ${patchedSpec.testBinary} ran no test case.`, {
-      hint: `Check build.testBinary in the config and the test log: ${logFiles(buildDir).test}`,
-    });
-  }
-  if (runsSuite && notApplicable === null) {
-    const binary = await mtime(path.join(buildDir, ctx.config.build.testBinary));
-    await writeFile(lastRunFile(buildDir), savedText(lastRunInputs(plan.inputHash, runFilter(options), binary), data));
-  }
-  return { data, classified, blocking, inputHash: plan.inputHash };
 }
 
 /** The usage error for a `--tests` filter that matched no case, with the names closest to it. */

@@ -145,20 +145,54 @@ function blobAbbrev(patches: ReadonlyMap<string, string>): number {
  * new series renders to exactly the edited files.
  */
 export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan> {
-  const { git, inputs, plan } = input;
-  const variables = templateVariables(inputs.config);
-  const exported: RewritePlan['exported'] = [];
-  const notExported: RewritePlan['notExported'] = [];
-  const templates = new Map(inputs.templates.map((t) => [t.path, t.content]));
+  const { inputs } = input;
+  const found: Found = {
+    variables: templateVariables(inputs.config),
+    templates: new Map(inputs.templates.map((t) => [t.path, t.content])),
+    exported: [],
+    notExported: [],
+  };
+  exportTemplateEdits(input, found);
+  const sections = await exportPatchedEdits(input, found);
+  const { patches, removed } = rewritePatches(inputs.patches, sections);
+  const added = await exportOtherFiles(input, found, patches, removed);
 
-  const deletedRefusal = (file: string, origin: string) =>
-    refuse(
-      `${file} was deleted in the checkout, but ${origin} writes it.`,
-      `Restore it (\`git checkout <series commit> -- ${file}\` in the checkout) and run export again; to take it out of the PR, delete or change ${origin} yourself. Nothing was written.`,
-      { file, origin },
-    );
+  const newInputs: PlanInputs = {
+    ...inputs,
+    templates: [...found.templates]
+      .map(([p, content]) => ({ path: p, content }))
+      .sort((a, b) => comparePaths(a.path, b.path)),
+    seriesText: removed.length || added.length ? editSeries(inputs.seriesText, removed, added) : inputs.seriesText,
+    patches,
+  };
+  const newPlan = buildPlan(newInputs);
+  verifyRendersEdits(newPlan, newInputs, input);
+  const writes = projectWrites(inputs, newInputs);
+  return { inputs: newInputs, plan: newPlan, writes, exported: found.exported, notExported: found.notExported };
+}
 
-  for (const file of plan.files) {
+/** What the steps of a rewrite gather: the new templates, and which checkout files went where (or did not). */
+interface Found {
+  variables: Record<string, string>;
+  templates: Map<string, string>;
+  exported: RewritePlan['exported'];
+  notExported: RewritePlan['notExported'];
+}
+
+/** New hunks (and blob ids for the index line) of one section of a patch. */
+type SectionUpdate = { hunks: RawHunk[]; pre: string; post: string };
+
+function deletedRefusal(file: string, origin: string): UserError {
+  return refuse(
+    `${file} was deleted in the checkout, but ${origin} writes it.`,
+    `Restore it (\`git checkout <series commit> -- ${file}\` in the checkout) and run export again; to take it out of the PR, delete or change ${origin} yourself. Nothing was written.`,
+    { file, origin },
+  );
+}
+
+/** Maps the edits of files made from templates back into their templates, placeholders kept. */
+function exportTemplateEdits(input: ExportInput, found: Found): void {
+  for (const file of input.plan.files) {
     const origin = `templates/${file.template}`;
     const text = input.edited.get(file.path) ?? null;
     if (text === null) throw deletedRefusal(file.path, origin);
@@ -166,21 +200,22 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
     verifyText(file.path, text);
     verifyNoMarkers(file.path, text);
     const edited = toLines(text);
-    const raw = toLines(templates.get(file.template) ?? '');
+    const raw = toLines(found.templates.get(file.template) ?? '');
     const lines = mapFormattedBack(
       raw.lines,
       toLines(file.content).lines,
       edited.lines,
-      variables,
+      found.variables,
       origin,
       EXPORT_WORDING,
     );
-    templates.set(file.template, fromLines({ lines, eofNewline: edited.eofNewline }));
-    exported.push({ path: file.path, into: [origin] });
+    found.templates.set(file.template, fromLines({ lines, eofNewline: edited.eofNewline }));
+    found.exported.push({ path: file.path, into: [origin] });
   }
+}
 
-  // New hunks (and blob ids for the index line) per patch and section.
-  type SectionUpdate = { hunks: RawHunk[]; pre: string; post: string };
+/** The new sections of the patches that change each edited patched file, per patch and section index. */
+async function exportPatchedEdits(input: ExportInput, found: Found): Promise<Map<string, Map<number, SectionUpdate>>> {
   const sections = new Map<string, Map<number, SectionUpdate>>();
   const reference = new Map(input.reference.map((s) => [`${s.patch}\0${s.path}`, s]));
   for (const file of input.chain) {
@@ -199,51 +234,76 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
     if (unchanged && edited.eofNewline === lastRef.post.eofNewline && !input.regenerateAll) continue;
     verifyText(file.path, text);
     verifyNoMarkers(file.path, text);
-    if (!unchanged || edited.eofNewline !== lastRef.post.eofNewline) exported.push({ path: file.path, into: names });
-
-    const posts = routeEdits(file, edited.lines);
-    const base = toLines(input.baseContents.get(file.path) ?? '');
-    let preRendered: string[] = base.lines;
-    let preRaw: string[] = base.lines;
-    let preEof = base.eofNewline;
-    let preChanged = false;
-    for (const [s, step] of steps.entries()) {
-      const post = posts[s] as string[];
-      const postEof = s === steps.length - 1 ? edited.eofNewline : step.post.eofNewline;
-      const postChanged = !sameLines(post, step.post.rendered) || postEof !== step.post.eofNewline;
-      const changed = input.regenerateAll || preChanged || postChanged;
-      let raw: string[];
-      if (!changed) raw = step.post.raw;
-      else {
-        const origin = `patches/${step.patch} (${file.path})`;
-        const mapped = mapFormattedBack(step.post.raw, step.post.rendered, post, variables, origin, EXPORT_WORDING);
-        raw = keepLiteralLines(mapped, { rendered: preRendered, raw: preRaw }, post);
-        const hunks = await gitDiffHunks(
-          git,
-          file.path,
-          fromLines({ lines: preRaw, eofNewline: preEof }),
-          fromLines({ lines: raw, eofNewline: postEof }),
-        );
-        const [pre, postBlob] = (await hashTexts(git, [
-          fromLines({ lines: preRendered, eofNewline: preEof }),
-          fromLines({ lines: post, eofNewline: postEof }),
-        ])) as [string, string];
-        const forPatch = sections.get(step.patch) ?? new Map<number, SectionUpdate>();
-        forPatch.set(step.sectionIndex, { hunks, pre, post: postBlob });
-        sections.set(step.patch, forPatch);
-      }
-      preChanged = postChanged;
-      preRendered = post;
-      preRaw = raw;
-      preEof = postEof;
-    }
+    if (!unchanged || edited.eofNewline !== lastRef.post.eofNewline)
+      found.exported.push({ path: file.path, into: names });
+    await regenerateSteps(input, found, { file, steps, edited, sections });
   }
+  return sections;
+}
 
-  // Patches: regenerated sections in place, empty ones dropped, empty patches removed from the series.
-  const patches = new Map(inputs.patches);
+/**
+ * Regenerates, against the text before it, each step of one patched file
+ * whose result or input changed (`routeEdits` says which step gets which
+ * edit), into `sections`.
+ */
+async function regenerateSteps(
+  input: ExportInput,
+  found: Found,
+  o: {
+    file: ChainFile;
+    steps: PatchStep[];
+    edited: ReturnType<typeof toLines>;
+    sections: Map<string, Map<number, SectionUpdate>>;
+  },
+): Promise<void> {
+  const { file, steps, edited, sections } = o;
+  const posts = routeEdits(file, edited.lines);
+  const base = toLines(input.baseContents.get(file.path) ?? '');
+  let preRendered: string[] = base.lines;
+  let preRaw: string[] = base.lines;
+  let preEof = base.eofNewline;
+  let preChanged = false;
+  for (const [s, step] of steps.entries()) {
+    const post = posts[s] as string[];
+    const postEof = s === steps.length - 1 ? edited.eofNewline : step.post.eofNewline;
+    const postChanged = !sameLines(post, step.post.rendered) || postEof !== step.post.eofNewline;
+    const changed = input.regenerateAll || preChanged || postChanged;
+    let raw: string[];
+    if (!changed) raw = step.post.raw;
+    else {
+      const origin = `patches/${step.patch} (${file.path})`;
+      const mapped = mapFormattedBack(step.post.raw, step.post.rendered, post, found.variables, origin, EXPORT_WORDING);
+      raw = keepLiteralLines(mapped, { rendered: preRendered, raw: preRaw }, post);
+      const hunks = await gitDiffHunks(
+        input.git,
+        file.path,
+        fromLines({ lines: preRaw, eofNewline: preEof }),
+        fromLines({ lines: raw, eofNewline: postEof }),
+      );
+      const [pre, postBlob] = (await hashTexts(input.git, [
+        fromLines({ lines: preRendered, eofNewline: preEof }),
+        fromLines({ lines: post, eofNewline: postEof }),
+      ])) as [string, string];
+      const forPatch = sections.get(step.patch) ?? new Map<number, SectionUpdate>();
+      forPatch.set(step.sectionIndex, { hunks, pre, post: postBlob });
+      sections.set(step.patch, forPatch);
+    }
+    preChanged = postChanged;
+    preRendered = post;
+    preRaw = raw;
+    preEof = postEof;
+  }
+}
+
+/** Patches with the regenerated sections in place, empty sections dropped, and the patches left empty (`removed`). */
+function rewritePatches(
+  given: ReadonlyMap<string, string>,
+  sections: Map<string, Map<number, SectionUpdate>>,
+): { patches: Map<string, string>; removed: string[] } {
+  const patches = new Map(given);
   const removed: string[] = [];
   for (const [name, changed] of sections) {
-    const split = splitPatch(inputs.patches.get(name) ?? '', `patches/${name}`);
+    const split = splitPatch(given.get(name) ?? '', `patches/${name}`);
     split.sections = split.sections.flatMap((section, index) => {
       const update = changed.get(index);
       if (update === undefined) return [section];
@@ -255,30 +315,44 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
       removed.push(name);
     } else patches.set(name, joinPatch(split));
   }
+  return { patches, removed };
+}
 
+/**
+ * Other changed MLX files: reported as not exported, or with `includeNew`
+ * taken in (a new file as a template, a changed one as a new patch, added
+ * to `patches`). Returns the names of the new patches.
+ */
+async function exportOtherFiles(
+  input: ExportInput,
+  found: Found,
+  patches: Map<string, string>,
+  removed: readonly string[],
+): Promise<string[]> {
+  const { git, inputs } = input;
   const added: string[] = [];
   for (const other of [...input.others].sort((a, b) => comparePaths(a.path, b.path))) {
     if (other.content === null) {
-      if (other.base !== null) notExported.push({ path: other.path, reason: 'deleted' });
+      if (other.base !== null) found.notExported.push({ path: other.path, reason: 'deleted' });
       continue;
     }
     const reason: NotExportedReason = other.base === null ? 'new-file' : 'changed-mlx-file';
     if (!input.includeNew) {
-      notExported.push({ path: other.path, reason });
+      found.notExported.push({ path: other.path, reason });
       continue;
     }
     if (other.refused) throw other.refused;
     verifyText(other.path, other.content);
     verifyNoMarkers(other.path, other.content);
     if (other.base === null) {
-      if (templates.has(other.path))
+      if (found.templates.has(other.path))
         throw refuse(
           `templates/${other.path} exists already, but it does not write ${other.path}.`,
           `Move the new file's text into the template by hand. Nothing was written.`,
           { file: other.path },
         );
-      templates.set(other.path, other.content);
-      exported.push({ path: other.path, into: [`templates/${other.path}`] });
+      found.templates.set(other.path, other.content);
+      found.exported.push({ path: other.path, into: [`templates/${other.path}`] });
       continue;
     }
     const hunks = await gitDiffHunks(git, other.path, other.base, other.content);
@@ -286,35 +360,20 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
     const [pre, post] = (await hashTexts(git, [other.base, other.content])) as [string, string];
     const mode = (await git.fileMode(input.base, other.path)) ?? '100644';
     const name = newPatchName([...patches.keys(), ...removed], other.path);
-    patches.set(
-      name,
-      joinPatch({
-        preamble: [],
-        sections: [
-          {
-            header: newSectionHeader(other.path, pre, post, mode, blobAbbrev(inputs.patches)),
-            hunks,
-            trailer: [],
-          },
-        ],
-        eofNewline: true,
-      }),
-    );
+    const section = {
+      header: newSectionHeader(other.path, pre, post, mode, blobAbbrev(inputs.patches)),
+      hunks,
+      trailer: [],
+    };
+    patches.set(name, joinPatch({ preamble: [], sections: [section], eofNewline: true }));
     added.push(name);
-    exported.push({ path: other.path, into: [`patches/${name}`] });
+    found.exported.push({ path: other.path, into: [`patches/${name}`] });
   }
+  return added;
+}
 
-  const newInputs: PlanInputs = {
-    ...inputs,
-    templates: [...templates]
-      .map(([p, content]) => ({ path: p, content }))
-      .sort((a, b) => comparePaths(a.path, b.path)),
-    seriesText: removed.length || added.length ? editSeries(inputs.seriesText, removed, added) : inputs.seriesText,
-    patches,
-  };
-  const newPlan = buildPlan(newInputs);
-  verifyRendersEdits(newPlan, newInputs, input);
-
+/** The project files whose text the rewrite changes, with their text before and after (null: absent). */
+function projectWrites(inputs: PlanInputs, newInputs: PlanInputs): RewritePlan['writes'] {
   const writes: RewritePlan['writes'] = [];
   const allTemplates = new Set([...inputs.templates.map((t) => t.path), ...newInputs.templates.map((t) => t.path)]);
   for (const file of [...allTemplates].sort()) {
@@ -322,14 +381,14 @@ export async function planSeriesRewrite(input: ExportInput): Promise<RewritePlan
     const after = newInputs.templates.find((t) => t.path === file)?.content ?? null;
     if (before !== after) writes.push({ file: `templates/${file}`, before, after });
   }
-  for (const name of [...new Set([...inputs.patches.keys(), ...patches.keys()])].sort()) {
+  for (const name of [...new Set([...inputs.patches.keys(), ...newInputs.patches.keys()])].sort()) {
     const before = inputs.patches.get(name) ?? null;
-    const after = patches.get(name) ?? null;
+    const after = newInputs.patches.get(name) ?? null;
     if (before !== after) writes.push({ file: `patches/${name}`, before, after });
   }
   if (newInputs.seriesText !== inputs.seriesText)
     writes.push({ file: 'patches/series', before: inputs.seriesText, after: newInputs.seriesText });
-  return { inputs: newInputs, plan: newPlan, writes, exported, notExported };
+  return writes;
 }
 
 /** The new series, applied in memory, must give exactly the checkout's text of every exported file. */

@@ -70,35 +70,6 @@ describe('apply', () => {
     expect(result.stderr).toContain('Running `git fetch');
   });
 
-  it('builds the applied commit from the source during the fetch, and again when the fetch does not bring all of it', async () => {
-    const lacking = (dir: string) =>
-      git(dir, 'rev-list', '--objects', '--missing=print', 'HEAD')
-        .split('\n')
-        .filter((line) => line.startsWith('?'));
-    const first = await apply('--verbose');
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain('The applied commit was built while the fetch ran.');
-    expect(lacking(checkout)).toEqual([]);
-
-    // The source now also has the applied files (say, the user's own branch): git does not copy
-    // those objects into the new checkout, and the fetch of the pinned commit does not bring them.
-    git(upstream.dir, 'fetch', '--quiet', checkout, 'mlx-storage-pr:refs/heads/applied');
-    const tree = git(upstream.dir, 'rev-parse', 'applied^{tree}').trim();
-    const own = git(upstream.dir, 'commit-tree', tree, '-p', upstream.sha, '-m', 'my change').trim();
-    git(upstream.dir, 'update-ref', 'refs/heads/users-branch', own);
-    git(upstream.dir, 'update-ref', '-d', 'refs/heads/applied');
-    git(upstream.dir, 'reflog', 'expire', '--expire=now', '--all');
-    git(upstream.dir, 'gc', '--quiet', '--prune=now');
-    const workdir = tempDir();
-    const second = await apply('--verbose', '--workdir', workdir);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain('lacks objects in the checkout; building it again');
-    const again = path.join(workdir, 'mlx');
-    expect(lacking(again)).toEqual([]);
-    expect(git(again, 'rev-parse', 'HEAD^{tree}')).toBe(git(checkout, 'rev-parse', 'HEAD^{tree}'));
-    expect(git(again, 'status', '--porcelain')).toBe('');
-  });
-
   it('is a no-op the second time and says so', async () => {
     expect((await apply()).code).toBe(0);
     const before = snapshot(checkout);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
 import { IDENTITY, makeWorld, MESSAGE, refsOf } from '../support/fork.js';
-import { BIN, git, runCli } from '../support/repos.js';
+import { CLI_WITH_SEAMS, git, runCli } from '../support/repos.js';
 
 /**
  * What the interrupt report tells the user to do next must work: Ctrl-C (to
@@ -20,12 +20,21 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the built CLI in its own process group; sends SIGINT to the group once `ready(stderr)` holds. */
+/**
+ * Runs the built CLI in its own process group (made to wait at `pauseAt`, when given); sends SIGINT to the
+ * group once `ready(stderr)` holds.
+ */
 function interruptWhen(
   args: string[],
-  o: { cwd: string; env: Record<string, string | undefined>; ready: (stderr: string) => boolean },
+  o: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    ready: (stderr: string) => boolean;
+    pauseAt?: string;
+  },
 ): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const seams = JSON.stringify(o.pauseAt === undefined ? {} : { pauseAt: o.pauseAt });
+  const child = spawn(process.execPath, [CLI_WITH_SEAMS, seams, ...args], {
     cwd: o.cwd,
     env: o.env,
     detached: true,
@@ -73,7 +82,8 @@ describe('Ctrl-C: the report names the step that works next', () => {
 
     const run = await interruptWhen(['bump', '--to', 'main', '--mlx-repo', upstream.dir], {
       cwd: project,
-      env: { ...env, MLX_STORAGE_PR_TEST_PAUSE_AT: 'bump-saved' },
+      env,
+      pauseAt: 'bump-saved',
       ready: (stderr) => stderr.includes('[test pause] at bump-saved'),
     });
     expect(run.code, run.stderr).toBe(130);

@@ -6,12 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { IDENTITY, makeWorld, MESSAGE, refsOf, type World } from '../support/fork.js';
 import { startGitHubStandIn } from '../support/github-api.js';
-import { BIN, tempDir } from '../support/repos.js';
+import { CLI_WITH_SEAMS, tempDir } from '../support/repos.js';
 
 /**
  * Ctrl-C as a terminal sends it: SIGINT to the whole process group, so git
- * and its helpers get it at the same moment as the tool. The tool's test-only
- * MLX_STORAGE_PR_TEST_PAUSE_AT makes it wait at a named step; each point is
+ * and its helpers get it at the same moment as the tool. The pause point that
+ * tests pass to `main(io)` makes it wait at a named step; each point is
  * interrupted there 20 times, since a race shows only in some runs.
  */
 const REPEAT = 20;
@@ -35,9 +35,10 @@ function interruptAt(
   args: string[],
   o: { cwd: string; workdir: string; env: Record<string, string>; forwarded?: boolean },
 ): Promise<Outcome> {
-  const child = spawn(process.execPath, [BIN, ...args, '--workdir', o.workdir], {
+  const seams = JSON.stringify({ pauseAt: point });
+  const child = spawn(process.execPath, [CLI_WITH_SEAMS, seams, ...args, '--workdir', o.workdir], {
     cwd: o.cwd,
-    env: { ...o.env, MLX_STORAGE_PR_TEST_PAUSE_AT: point },
+    env: o.env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -32,7 +32,7 @@ describe('pr --ci against a GitHub API stand-in', () => {
   const ci = async (args: string[] = [], env: Record<string, string> = {}) => {
     const result = await runCli(
       ['pr', '--ci', '--fork', w.fork, '--fork-owner', 'alice', '--api-url', api.url, '--json', ...args],
-      { cwd: w.project, env: { ...w.env, GH_TOKEN: TOKEN, MLX_STORAGE_PR_TEST_POLL_MS: '50', ...env } },
+      { cwd: w.project, env: { ...w.env, GH_TOKEN: TOKEN, ...env }, seams: { ciPollMs: 50 } },
     );
     expectNoToken(result);
     return result;
@@ -40,7 +40,7 @@ describe('pr --ci against a GitHub API stand-in', () => {
   const human = async (args: string[] = [], env: Record<string, string> = {}) => {
     const result = await runCli(
       ['pr', '--ci', '--fork', w.fork, '--fork-owner', 'alice', '--api-url', api.url, ...args],
-      { cwd: w.project, env: { ...w.env, GH_TOKEN: TOKEN, MLX_STORAGE_PR_TEST_POLL_MS: '50', ...env } },
+      { cwd: w.project, env: { ...w.env, GH_TOKEN: TOKEN, ...env }, seams: { ciPollMs: 50 } },
     );
     expectNoToken(result);
     return result;

@@ -8,10 +8,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
 import { main } from '../../src/cli.js';
+import type { Seams } from '../../src/commands/spec.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURES = path.join(REPO_ROOT, 'fixtures');
 export const BIN = path.join(REPO_ROOT, 'bin', 'mlx-storage-pr.js');
+/**
+ * The built CLI as bin/ runs it, with the seams a test passes to `main(io)` (where to pause, how often to
+ * poll): `node CLI_WITH_SEAMS '<seams as JSON>' <command> ...`, for tests that need a process of its own.
+ */
+export const CLI_WITH_SEAMS = path.join(REPO_ROOT, 'test', 'support', 'cli-with-seams.mjs');
 
 const GIT_ENV = {
   GIT_AUTHOR_NAME: 'Fixture',
@@ -100,6 +106,7 @@ export async function runCli(
     signal?: AbortSignal;
     onStderr?: (text: string) => void;
     columns?: number;
+    seams?: Seams;
   },
 ): Promise<CliResult> {
   const stdout: PassThrough & { isTTY?: boolean; columns?: number } = new PassThrough();
@@ -116,6 +123,7 @@ export async function runCli(
     stdout,
     stderr,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.seams ? { seams: options.seams } : {}),
   });
   const text = out();
   let json: unknown;

@@ -210,6 +210,15 @@ describe('doctest case names', () => {
     expect(closeCaseNames('*matrix*', names)).toEqual([]);
     expect(closeCaseNames('*unknown*', names)).toEqual(['test known failure']);
     expect(closeCaseNames('*', names)).toEqual([]);
-    expect(closeCaseNames('test ad', names, 2)).toEqual(['test add', 'test MetalStorageView adds']);
+    expect(closeCaseNames('test ad', names, 2)).toEqual(['test MetalStorageView adds', 'test add']);
+  });
+
+  it('orders names of equal closeness by code units, as git orders names: the same in every locale', () => {
+    // localeCompare gives a, b, B in English (small letters first); another locale may order them otherwise.
+    expect(closeCaseNames('*view*', ['test b view', 'test B view', 'test other', 'test a view'])).toEqual([
+      'test B view',
+      'test a view',
+      'test b view',
+    ]);
   });
 });

@@ -44,8 +44,8 @@ export function metalToolchainInstall(platform: NodeJS.Platform): string {
 
 const CANDIDATES = ['clang++-22', 'clang++-21', 'clang++-20', 'clang++-19', 'clang++'];
 
-const CLANG_TITLE = 'clang for the Metal type-check';
-const LIBCXX_TITLE = 'libc++ for the Metal type-check';
+export const CLANG_TITLE = 'clang for the Metal type-check';
+export const LIBCXX_TITLE = 'libc++ for the Metal type-check';
 
 /** The fix when `CLANGXX` names a compiler that does not do. */
 function clangxxFix(platform: NodeJS.Platform): string {

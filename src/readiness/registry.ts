@@ -1,18 +1,35 @@
 /**
- * Every check `verify` reports (and `pr` runs before it pushes), in report
- * order: its id, the `--skip` group it belongs to, its title, whether a
- * failure fails verify, and how it runs. Adding or deleting a check is one
- * entry here.
+ * The readiness checks, in report order, each with its id, group, title,
+ * whether it is required, and how it runs: the checks `verify` reports (and
+ * `pr` runs before it pushes), then the machine checks `doctor` runs for each
+ * command. Adding or deleting a check is one entry here.
  */
+import type { Env } from '../adapters/env.js';
+import type { Logger } from '../adapters/log.js';
 import { MUTANTS_TITLE } from '../build/mutants-run.js';
+import { probeOffline } from '../build/offline-deps.js';
 import type { SuiteOptions, TestData } from '../build/suite.js';
 import { notCheckedItem, type ReportItem } from '../core/report-items.js';
 import type { Context } from '../series/context.js';
 import { linuxBuild, mutantsCheck, sanitizerItem, twinItem, withoutImplementation } from './build-items.js';
 import { docsItem } from './docs-build.js';
+import {
+  inspectBlas,
+  inspectCcache,
+  inspectCmake,
+  inspectCompiler,
+  inspectDisk,
+  inspectNinja,
+  inspectOffline,
+  inspectSanitizers,
+  inspectUpstreamCompiler,
+  inspectXcode,
+} from './doctor-checks.js';
 import { formatReportItem } from './format-versions.js';
-import { runFormatting, type FormatRun } from './formatting.js';
+import { DEFAULT_CMAKE_FORMAT, runFormatting, type FormatRun } from './formatting.js';
+import { inspectClangFormat, inspectCMakeFormat, inspectGit, inspectSphinx } from './machine.js';
 import { metalTypeCheckItem } from './metal-lane.js';
+import { CLANG_TITLE, LIBCXX_TITLE, metalToolchainItems } from './metal-toolchain.js';
 import { readPolicyFiles } from './policy-files.js';
 import { policyItems } from './policy.js';
 
@@ -33,8 +50,7 @@ export type CheckBase = Pick<ReportItem, 'id' | 'title' | 'required'>;
 export interface CheckRun {
   ctx: Context;
   options: ReadinessItemsOptions;
-  /** Runs `work` the first time `key` is asked for in this verify run; later checks get the same promise. */
-  once<T>(key: string, work: () => Promise<T>): Promise<T>;
+  once: Once;
   /** The item an earlier check of this run reported; null when it was left out. */
   reported(id: string): ReportItem | null;
 }
@@ -153,15 +169,11 @@ export async function runChecks(
   options: ReadinessItemsOptions,
   skipped: readonly string[],
 ): Promise<ReportItem[]> {
-  const shared = new Map<string, Promise<unknown>>();
   const items = new Map<string, ReportItem>();
   const run: CheckRun = {
     ctx,
     options,
-    once: <T>(key: string, work: () => Promise<T>) => {
-      if (!shared.has(key)) shared.set(key, work());
-      return shared.get(key) as Promise<T>;
-    },
+    once: onceMap(),
     reported: (id) => items.get(id) ?? null,
   };
   for (const check of READINESS_CHECKS) {
@@ -170,4 +182,196 @@ export async function runChecks(
     items.set(item.id, item);
   }
   return [...items.values()];
+}
+
+/** Commands `doctor` can be asked about, in the order it reports them. */
+export const DOCTOR_COMMANDS = ['apply', 'test', 'format', 'check-metal', 'verify'] as const;
+export type DoctorCommand = (typeof DOCTOR_COMMANDS)[number];
+
+/** How a command needs a machine check: required, or optional with what the command does without it. */
+export interface MachineNeed {
+  required: boolean;
+  /** For an optional check whose detail does not say it: what the command does without it. */
+  without?: string;
+}
+
+export type MachineNeeds = Partial<Record<DoctorCommand, MachineNeed>>;
+
+/** Runs `work` the first time `key` is asked for in one run of the checks; later callers get the same promise. */
+type Once = <T>(key: string, work: () => Promise<T>) => Promise<T>;
+
+/** A fresh `Once` for one run of the checks. */
+function onceMap(): Once {
+  const shared = new Map<string, Promise<unknown>>();
+  return <T>(key: string, work: () => Promise<T>) => {
+    if (!shared.has(key)) shared.set(key, work());
+    return shared.get(key) as Promise<T>;
+  };
+}
+
+export interface MachineOptions {
+  env: Env;
+  platform: NodeJS.Platform;
+  workdir: string;
+  log: Logger;
+  depsDir: string | undefined;
+  generatedRoot: string;
+}
+
+/** One check of the machine (`doctor`): what it checks, which commands need it, how it runs. */
+export interface MachineCheck {
+  /** The check's id, or a prefix ending in `-` for a family of checks (`offline-<dependency>`). */
+  id: string;
+  /** The readiness group (or `apply`) the tool serves. */
+  group: string;
+  /** As reported (on macOS some checks say what they find there). */
+  title: string;
+  /** The commands that need it; the offline dependencies are required only with --offline. */
+  needs: MachineNeeds | ((options: { offline: boolean }) => MachineNeeds);
+  /** Its items: none when it does not apply here (Xcode on Linux), several for a family. */
+  run: (options: MachineOptions, once: Once) => Promise<ReportItem[]>;
+}
+
+const REQUIRED: MachineNeed = { required: true };
+const optional = (without?: string): MachineNeed => ({ required: false, ...(without ? { without } : {}) });
+const ALL_COMMANDS: MachineNeeds = Object.fromEntries(DOCTOR_COMMANDS.map((c) => [c, REQUIRED]));
+const BUILD: MachineNeeds = { test: REQUIRED, verify: REQUIRED };
+const BUILD_OPTIONAL = (without?: string): MachineNeeds => ({ test: optional(without), verify: optional(without) });
+const METAL_OPTIONAL = optional('the Metal type-check is not checked (required with --metal-cpp or --require-metal)');
+
+const one = (item: Promise<ReportItem>) => item.then((i) => [i]);
+/** The item with this id from a probe that reports several (Xcode and Metal; clang and libc++). */
+const pick = async (items: Promise<ReportItem[]>, id: string) => (await items).filter((i) => i.id === id);
+const xcode = (o: MachineOptions, once: Once) => once('xcode', () => inspectXcode(o.env, o.platform));
+const metalToolchain = (o: MachineOptions, once: Once) =>
+  once('metal-toolchain', () => metalToolchainItems({ env: o.env, log: o.log, platform: o.platform }));
+
+export const MACHINE_CHECKS: readonly MachineCheck[] = [
+  { id: 'git', group: 'apply', title: 'git', needs: ALL_COMMANDS, run: (o) => one(inspectGit(o.env, o.platform)) },
+  {
+    id: 'cmake',
+    group: 'build',
+    title: 'CMake >= 3.25',
+    needs: BUILD,
+    run: (o) => one(inspectCmake(o.env, o.platform)),
+  },
+  {
+    id: 'compiler',
+    group: 'build',
+    title: 'C++20 compiler',
+    needs: BUILD,
+    run: (o) => one(inspectCompiler(o.env, o.platform)),
+  },
+  {
+    id: 'blas',
+    group: 'build',
+    title: 'BLAS/LAPACK headers and libraries',
+    needs: BUILD,
+    run: (o) => one(inspectBlas(o.env, o.platform)),
+  },
+  {
+    id: 'xcode',
+    group: 'build',
+    title: 'Xcode command-line tools',
+    needs: BUILD,
+    run: (o, once) => pick(xcode(o, once), 'xcode'),
+  },
+  {
+    id: 'metal',
+    group: 'build',
+    title: 'Metal shader compiler',
+    needs: BUILD,
+    run: (o, once) => pick(xcode(o, once), 'metal'),
+  },
+  { id: 'disk', group: 'build', title: 'Free disk', needs: BUILD, run: (o) => one(inspectDisk(o.workdir)) },
+  {
+    id: 'ninja',
+    group: 'build',
+    title: 'Ninja',
+    needs: BUILD_OPTIONAL(),
+    run: (o) => one(inspectNinja(o.env, o.platform)),
+  },
+  {
+    id: 'ccache',
+    group: 'build',
+    title: 'ccache',
+    needs: BUILD_OPTIONAL(),
+    run: (o) => one(inspectCcache(o.env, o.platform)),
+  },
+  {
+    id: 'gxx-11',
+    group: 'build',
+    title: "g++ 11 (MLX's Linux CI compiler)",
+    needs: BUILD_OPTIONAL("test --upstream-ci builds with the default compiler, not MLX's g++ 11"),
+    run: (o) => one(inspectUpstreamCompiler(o.env, o.platform)),
+  },
+  {
+    id: 'sanitizers',
+    group: 'build',
+    title: 'Sanitizer runtimes (libasan, libubsan)',
+    needs: BUILD_OPTIONAL('test --sanitize cannot run'),
+    run: (o) => one(inspectSanitizers(o.env, o.platform)),
+  },
+  {
+    id: 'offline-',
+    group: 'build',
+    title: 'offline <dependency>',
+    needs: ({ offline }) => (offline ? BUILD : BUILD_OPTIONAL('needed only for --offline')),
+    run: (o) => Promise.resolve(inspectOffline(probeOffline(o.depsDir, o.generatedRoot, o.platform))),
+  },
+  {
+    id: 'clang-format',
+    group: 'format',
+    title: 'clang-format',
+    needs: { format: REQUIRED, verify: REQUIRED },
+    run: () => one(inspectClangFormat()),
+  },
+  {
+    id: 'cmake-format',
+    group: 'format',
+    title: `cmake-format ${DEFAULT_CMAKE_FORMAT}`,
+    needs: { format: optional('CMake files are reported as not checked'), verify: REQUIRED },
+    run: (o) => one(inspectCMakeFormat(o.env, o.log, o.platform)),
+  },
+  {
+    id: 'sphinx',
+    group: 'docs',
+    title: 'Sphinx (sphinx-build)',
+    needs: { verify: REQUIRED },
+    run: (o) => one(inspectSphinx(o.env, o.log, o.platform)),
+  },
+  {
+    id: 'metal-clang',
+    group: 'metal-typecheck',
+    title: CLANG_TITLE,
+    needs: { 'check-metal': REQUIRED, verify: METAL_OPTIONAL },
+    run: (o, once) => pick(metalToolchain(o, once), 'metal-clang'),
+  },
+  {
+    id: 'metal-libcxx',
+    group: 'metal-typecheck',
+    title: LIBCXX_TITLE,
+    needs: { 'check-metal': REQUIRED, verify: METAL_OPTIONAL },
+    run: (o, once) => pick(metalToolchain(o, once), 'metal-libcxx'),
+  },
+];
+
+/** How each machine check is needed by `command`. */
+export function machineNeeds(
+  command: DoctorCommand,
+  options: { offline: boolean },
+): Array<{ check: MachineCheck; need: MachineNeed }> {
+  return MACHINE_CHECKS.flatMap((check) => {
+    const need = (typeof check.needs === 'function' ? check.needs(options) : check.needs)[command];
+    return need ? [{ check, need }] : [];
+  });
+}
+
+/** Runs the machine checks whose ids are in `wanted`, all at once; the items come in the registry's order. */
+export async function runMachineChecks(wanted: ReadonlySet<string>, options: MachineOptions): Promise<ReportItem[]> {
+  const once = onceMap();
+  const items = await Promise.all(
+    MACHINE_CHECKS.map((check) => (wanted.has(check.id) ? check.run(options, once) : Promise.resolve([]))),
+  );
+  return items.flat();
 }

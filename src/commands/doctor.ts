@@ -11,7 +11,7 @@ import {
 import type { ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { loadContext } from '../series/context.js';
-import { machineItems } from '../readiness/machine.js';
+import { runMachineChecks } from '../readiness/registry.js';
 import { verifyDepsDir } from '../suite/offline-deps.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
@@ -71,7 +71,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
   const depsDir = verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const offline = options.offline === true || options.depsDir !== undefined;
-  const results = await machineItems(neededIds(commands, { offline }), {
+  const results = await runMachineChecks(neededIds(commands, { offline }), {
     env: ctx.env,
     platform: ctx.platform,
     workdir: ctx.workdir,

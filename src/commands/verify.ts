@@ -1,7 +1,7 @@
 import { formatItems, type ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
 import { withUpstreamCi } from '../suite/upstream-ci.js';
-import { SKIP_NAMES } from '../readiness/skip.js';
+import { SKIP_NAMES, VERIFY_GROUP_NAMES } from '../readiness/skip.js';
 import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
 import { loadContext } from '../series/context.js';
 import { verifyDepsDir } from '../suite/offline-deps.js';
@@ -31,8 +31,7 @@ export const verifyCommand = defineCommand({
         type: 'string',
         array: true,
         choices: SKIP_NAMES,
-        describe:
-          'Leave out checks: a group (format, metal-typecheck, docs, pr-text, build) or one check id; listed in the report',
+        describe: `Leave out checks: a group (${VERIFY_GROUP_NAMES.join(', ')}) or one check id; listed in the report`,
       })
       .example('$0 verify', 'one report of every check')
       .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')

@@ -37,3 +37,16 @@ export function failedItem(base: Pick<ReportItem, 'id' | 'title' | 'required'>, 
   if (!isUserError(error)) throw error;
   return { ...base, status: 'fail', detail: error.message, ...(error.hint ? { fix: error.hint } : {}) };
 }
+
+/** A check that an expected failure (a UserError) kept from running: not checked, with the reason and its fix. Other errors are thrown. */
+export function notCheckedItem(base: Pick<ReportItem, 'id' | 'title' | 'required'>, error: unknown): ReportItem {
+  if (!isUserError(error)) throw error;
+  return {
+    id: base.id,
+    title: base.title,
+    status: 'not-checked',
+    detail: error.message,
+    ...(error.hint ? { fix: error.hint } : {}),
+    required: base.required,
+  };
+}

@@ -9,37 +9,34 @@ import { plannedPaths, type ApplyPlan } from '../series/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest } from '../suite/cmake.js';
 import { prepareWorktree } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
-import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../suite/suite.js';
-import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE } from '../suite/mutants-run.js';
+import {
+  currentSavedRun,
+  prepareBuild,
+  runSuite,
+  treeSpec,
+  type BuildSetup,
+  type SuiteOptions,
+  type TestData,
+} from '../suite/suite.js';
+import { mutantsItem, mutantsNotApplicable } from '../suite/mutants-run.js';
 import { readSavedItem, savePassedItem } from '../suite/saved-results.js';
 import { buildTree } from '../series/applied-tree.js';
 import { SANITIZER_NAMES, type Sanitizer } from '../suite/sanitize.js';
 
 export type BuildItemOptions = SuiteOptions;
 
-/**
- * The checks that need a build of MLX: the patched Linux build with the test
- * suite compared against the baseline build, and proof that the new tests
- * fail without the implementation (MLX CONTRIBUTING.md). `verify` lists
- * whatever this returns.
- */
-export async function buildItems(
-  ctx: Context,
-  options: BuildItemOptions,
-  skipped: readonly string[] = [],
-): Promise<ReportItem[]> {
-  // --sanitize adds its own item; every other item builds as it does without it.
-  const { sanitize, ...plain } = options;
-  const checks = await plainBuildItems(ctx, plain, skipped);
-  if (sanitize !== undefined && !skipped.includes('sanitizer')) checks.push(await sanitizerItem(ctx, plain, sanitize));
-  return checks;
-}
+/** A check's id, title and whether it is required, as the registry declares them. */
+type Base = Pick<ReportItem, 'id' | 'title' | 'required'>;
 
 /**
  * The PR's suite cases and (on Linux, for a series with Metal-only tests) its twin cases under a sanitizer, built
  * as MLX's sanitizer job builds, each new case run alone (`test --sanitize`).
  */
-async function sanitizerItem(ctx: Context, options: BuildItemOptions, sanitizer: Sanitizer): Promise<ReportItem> {
+export async function sanitizerItem(
+  ctx: Context,
+  options: BuildItemOptions,
+  sanitizer: Sanitizer,
+): Promise<ReportItem> {
   const metal = seriesRoles(ctx.config).metal;
   const planned = plannedPaths((await ctx.project()).plan);
   const metalTests = metal !== null && metal.tests.some((f) => planned.includes(f));
@@ -78,43 +75,42 @@ async function sanitizerItem(ctx: Context, options: BuildItemOptions, sanitizer:
   }
 }
 
-async function plainBuildItems(
+/**
+ * The mutants check runs only on a passing Linux build and Metal twin run
+ * (`twin` is null when the twin check was left out).
+ */
+export async function mutantsCheck(
   ctx: Context,
   options: BuildItemOptions,
-  skipped: readonly string[],
-): Promise<ReportItem[]> {
-  const suite = await linuxBuild(ctx, options);
-  const checks = [suite.check];
-  if (!skipped.includes('tests-fail-without-implementation'))
-    checks.push(await withoutImplementation(ctx, options, suite.data));
-  const twin = skipped.includes('metal-twin') ? null : await twinItem(ctx, options, suite.data);
-  if (twin) checks.push(twin);
-  if (!skipped.includes('mutants')) {
-    const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
-    const notApplicable = blocked ? await mutantsNotApplicable(ctx).catch(() => null) : null;
-    checks.push(
-      notApplicable !== null
-        ? { id: 'mutants', title: MUTANTS_TITLE, status: 'not-checked', required: false, detail: notApplicable }
-        : blocked
-          ? {
-              id: 'mutants',
-              title: MUTANTS_TITLE,
-              status: 'not-checked',
-              detail: 'needs a passing Linux build and Metal twin run first',
-              required: true,
-            }
-          : await mutantsItem(ctx, options),
-    );
-  }
-  return checks;
+  full: TestData | null,
+  twin: ReportItem | null,
+  base: Base,
+): Promise<ReportItem> {
+  const blocked = full === null || (twin !== null && twin.status === 'fail');
+  if (!blocked) return mutantsItem(ctx, options);
+  const notApplicable = await mutantsNotApplicable(ctx).catch(() => null);
+  const { id, title } = base;
+  return notApplicable !== null
+    ? { id, title, status: 'not-checked', required: false, detail: notApplicable }
+    : {
+        id,
+        title,
+        status: 'not-checked',
+        detail: 'needs a passing Linux build and Metal twin run first',
+        required: base.required,
+      };
 }
 
 /**
  * The PR's Metal-only cases on the host twin (Linux). On macOS they run for
  * real in the suite, so there is nothing to twin.
  */
-async function twinItem(ctx: Context, options: BuildItemOptions, full: TestData | null): Promise<ReportItem> {
-  const base = { id: 'metal-twin', title: 'Metal-only cases on the host twin (not a Metal run)', required: true };
+export async function twinItem(
+  ctx: Context,
+  options: BuildItemOptions,
+  full: TestData | null,
+  base: Base,
+): Promise<ReportItem> {
   if (ctx.platform === 'darwin')
     return {
       ...base,
@@ -154,11 +150,12 @@ async function twinItem(ctx: Context, options: BuildItemOptions, full: TestData 
   }
 }
 
-async function linuxBuild(
+/** The patched Linux build and its suite against the baseline; `data` is null when it could not run. */
+export async function linuxBuild(
   ctx: Context,
   options: BuildItemOptions,
+  base: Base,
 ): Promise<{ check: ReportItem; data: TestData | null }> {
-  const title = 'Linux build and test suite against the baseline';
   try {
     const saved = await currentSavedRun(ctx, options);
     const data = saved ?? (await runSuite(ctx, options)).data;
@@ -170,12 +167,12 @@ async function linuxBuild(
       (saved ? ' (saved results of the last `test`; the series and binary are unchanged)' : '');
     return {
       check: {
-        id: 'linux-build',
-        title,
+        id: base.id,
+        title: base.title,
         status: blocking ? 'fail' : 'pass',
         detail,
         fix: 'mlx-storage-pr test  (lists every failure)',
-        required: true,
+        required: base.required,
       },
       data,
     };
@@ -183,12 +180,12 @@ async function linuxBuild(
     if (!isUserError(error)) throw error;
     return {
       check: {
-        id: 'linux-build',
-        title,
+        id: base.id,
+        title: base.title,
         status: 'fail',
         detail: error.message,
         ...(error.hint ? { fix: error.hint } : {}),
-        required: true,
+        required: base.required,
       },
       data: null,
     };
@@ -234,16 +231,16 @@ async function changedCases(git: Git, pinned: string, head: string, testFiles: r
   return [...names];
 }
 
-async function withoutImplementation(
+/**
+ * Proof that the new or changed tests fail without the implementation (MLX
+ * CONTRIBUTING.md): the test part of the series is built alone on the pin.
+ */
+export async function withoutImplementation(
   ctx: Context,
   options: BuildItemOptions,
   full: TestData | null,
+  base: Base,
 ): Promise<ReportItem> {
-  const base = {
-    id: 'tests-fail-without-implementation',
-    title: 'New or changed tests fail without the implementation',
-    required: true,
-  };
   const roles = seriesRoles(ctx.config);
   const isTest = (file: string) => isTestPath(roles, file);
   const { plan } = await ctx.project();
@@ -295,48 +292,66 @@ async function withoutImplementation(
     const what = `${added.length} new and ${changed.length} changed case(s)`;
 
     // The workdir lock keeps a concurrent `test` or `apply` out of the shared checkout and cache.
-    const item = await withLock(ctx.workdir, 'verify', async (): Promise<ReportItem> => {
-      const built = await buildTree(git, testsOnlyPlan(plan, isTest));
-      if (built.tree === null)
-        return {
-          ...base,
-          status: 'fail',
-          detail: 'the test changes do not apply on their own',
-          fix: `Keep the test edits apart from the implementation's (the test paths: ${roles.tests.join(', ')})`,
-        };
-      const commit = await git.commitTree(built.tree, pinned, 'mlx-storage-pr: tests without the implementation');
-
-      // Its own tree at the same depth as the others, so ccache reuses their objects.
-      const tree = ctx.layout.withoutImplementation;
-      await prepareWorktree(ctx, git, tree, commit, { fresh: true });
-      const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'without implementation');
-      await configureIfNeeded(spec, ctx.log);
-      try {
-        await buildTarget(spec, ctx.log, ctx.log.stream);
-      } catch (error) {
-        if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
-        const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
-        const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
-        return {
-          ...base,
-          status: 'pass',
-          detail: `without the implementation the tests do not compile (${first}); with it ${what} build and pass`,
-        };
-      }
-      const run = await runDoctest(spec, ctx.log, {});
-      const passing = judged.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
-      if (passing.length)
-        return {
-          ...base,
-          status: 'fail',
-          detail: `these cases pass without the implementation: ${passing.join(', ')}`,
-          fix: 'Make each new or changed test check behaviour that only the implementation provides',
-        };
-      return { ...base, status: 'pass', detail: `all ${what} fail without the implementation: ${judged.join(', ')}` };
-    });
+    const item = await withLock(ctx.workdir, 'verify', () =>
+      buildWithoutImplementation(ctx, { git, plan, isTest, setup, judged, what, base }),
+    );
     await savePassedItem(ctx, resultsFile, inputs, item);
     return item;
   } catch (error) {
     return failedItem(base, error);
   }
+}
+
+/** Builds the test part of the series alone on the pin and runs the judged cases: they must not pass. */
+async function buildWithoutImplementation(
+  ctx: Context,
+  o: {
+    git: Git;
+    plan: ApplyPlan;
+    isTest: (file: string) => boolean;
+    setup: BuildSetup;
+    judged: readonly string[];
+    what: string;
+    base: Base;
+  },
+): Promise<ReportItem> {
+  const { git, setup, base, what } = o;
+  const built = await buildTree(git, testsOnlyPlan(o.plan, o.isTest));
+  if (built.tree === null)
+    return {
+      ...base,
+      status: 'fail',
+      detail: 'the test changes do not apply on their own',
+      fix: `Keep the test edits apart from the implementation's (the test paths: ${seriesRoles(ctx.config).tests.join(', ')})`,
+    };
+  const pinned = ctx.config.upstream.commit;
+  const commit = await git.commitTree(built.tree, pinned, 'mlx-storage-pr: tests without the implementation');
+
+  // Its own tree at the same depth as the others, so ccache reuses their objects.
+  const tree = ctx.layout.withoutImplementation;
+  await prepareWorktree(ctx, git, tree, commit, { fresh: true });
+  const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'without implementation');
+  await configureIfNeeded(spec, ctx.log);
+  try {
+    await buildTarget(spec, ctx.log, ctx.log.stream);
+  } catch (error) {
+    if (!isUserError(error) || error.code !== 'BUILD_FAILED') throw error;
+    const errors = (error.details as { errors?: string[] } | undefined)?.errors ?? [];
+    const first = errors[0]?.replace(/^.*?\/mlx\//, '') ?? 'compile error';
+    return {
+      ...base,
+      status: 'pass',
+      detail: `without the implementation the tests do not compile (${first}); with it ${what} build and pass`,
+    };
+  }
+  const run = await runDoctest(spec, ctx.log, {});
+  const passing = o.judged.filter((name) => run.cases.find((c) => c.name === name)?.status === 'passed');
+  if (passing.length)
+    return {
+      ...base,
+      status: 'fail',
+      detail: `these cases pass without the implementation: ${passing.join(', ')}`,
+      fix: 'Make each new or changed test check behaviour that only the implementation provides',
+    };
+  return { ...base, status: 'pass', detail: `all ${what} fail without the implementation: ${o.judged.join(', ')}` };
 }

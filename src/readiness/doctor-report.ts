@@ -1,12 +1,11 @@
 /**
- * What each command needs from the machine, and what `doctor` concludes from
- * the checks it ran. Pure: the checks come in as results.
+ * What each command needs from the machine (from the registry), and what
+ * `doctor` concludes from the checks it ran. Pure: the checks come in as results.
  */
 import type { ReportItem } from '../core/report-items.js';
+import { DOCTOR_COMMANDS, machineNeeds, type DoctorCommand } from './registry.js';
 
-/** Commands `doctor` can be asked about, in the order it reports them. */
-export const DOCTOR_COMMANDS = ['apply', 'test', 'format', 'check-metal', 'verify'] as const;
-export type DoctorCommand = (typeof DOCTOR_COMMANDS)[number];
+export { DOCTOR_COMMANDS, type DoctorCommand } from './registry.js';
 
 /**
  * Commands that need what another one needs: git only like `apply`
@@ -30,62 +29,9 @@ export interface Need {
   without?: string;
 }
 
-const GIT: Need = { id: 'git', required: true };
-
-function buildNeeds(offline: boolean): Need[] {
-  return [
-    GIT,
-    { id: 'cmake', required: true },
-    { id: 'compiler', required: true },
-    { id: 'blas', required: true },
-    { id: 'xcode', required: true },
-    { id: 'metal', required: true },
-    { id: 'disk', required: true },
-    { id: 'ninja', required: false },
-    { id: 'ccache', required: false },
-    { id: 'twin', required: false, without: 'test --metal-twin cannot run' },
-    { id: 'gxx-11', required: false, without: "test --upstream-ci builds with the default compiler, not MLX's g++ 11" },
-    { id: 'sanitizers', required: false, without: 'test --sanitize cannot run' },
-    offline
-      ? { id: 'offline-', required: true }
-      : { id: 'offline-', required: false, without: 'needed only for --offline' },
-  ];
-}
-
-/** The checks a command needs, each required or optional. */
+/** The checks a command needs, each required or optional, as the registry declares them. */
 export function commandNeeds(command: DoctorCommand, options: { offline: boolean }): Need[] {
-  switch (command) {
-    case 'apply':
-      return [GIT];
-    case 'test':
-      return buildNeeds(options.offline);
-    case 'format':
-      return [
-        GIT,
-        { id: 'clang-format', required: true },
-        { id: 'cmake-format', required: false, without: 'CMake files are reported as not checked' },
-      ];
-    case 'check-metal':
-      return [GIT, { id: 'metal-clang', required: true }, { id: 'metal-libcxx', required: true }];
-    case 'verify':
-      return [
-        ...buildNeeds(options.offline).filter((n) => n.id !== 'twin'),
-        { id: 'twin', required: true },
-        { id: 'clang-format', required: true },
-        { id: 'cmake-format', required: true },
-        { id: 'sphinx', required: true },
-        {
-          id: 'metal-clang',
-          required: false,
-          without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)',
-        },
-        {
-          id: 'metal-libcxx',
-          required: false,
-          without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)',
-        },
-      ];
-  }
+  return machineNeeds(command, options).map(({ check, need }) => ({ id: check.id, ...need }));
 }
 
 /**

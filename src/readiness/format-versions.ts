@@ -1,5 +1,5 @@
 import type { ReportItem } from '../core/report-items.js';
-import type { FormatReport, FormatTool } from './formatting.js';
+import type { FormatReport } from './formatting.js';
 
 /**
  * What a format report means: the verdict `format` prints and the two
@@ -24,90 +24,63 @@ export function versionProblems(report: FormatReport): string[] {
   return problems;
 }
 
-/** The formatting checks `verify` lists: one for C++ (clang-format), one for CMake (cmake-format). */
-export function formatReportItems(report: FormatReport): ReportItem[] {
-  const result = (
-    id: string,
-    title: string,
-    tool: FormatTool,
-    version: string | null,
-    pinned: string | null,
-    reason: string | null,
-  ): ReportItem => {
-    const files = report.files.filter((f) => f.tool === tool);
-    const differs = files.filter((f) => f.status === 'differs');
-    const skipped = files.filter((f) => f.status === 'not-checked');
-    if (pinned !== null && version !== null && version !== pinned) {
-      return {
-        id,
-        title,
-        status: 'fail',
-        detail: `MLX pins ${tool} ${pinned}, but ${version} ran`,
-        fix:
-          tool === 'clang-format' ? `update @wasm-fmt/clang-format to ${pinned}` : `pip install cmakelang==${pinned}`,
-        required: true,
-      };
-    }
-    if (differs.length)
-      return {
-        id,
-        title,
-        status: 'fail',
-        detail: `${differs.map((f) => `${f.path} (${f.origin})`).join(', ')} need formatting`,
-        fix: FORMAT_FIX,
-        required: true,
-      };
-    if (skipped.length) {
-      const why = [...new Set(skipped.map((f) => f.detail ?? 'not checked'))].join('; ');
-      return {
-        id,
-        title,
-        status: 'not-checked',
-        detail: `${skipped.map((f) => f.path).join(', ')}: ${why}`,
-        ...(tool === 'cmake-format' && pinned ? { fix: `pip install cmakelang==${pinned}` } : {}),
-        required: true,
-      };
-    }
-    if (files.length === 0) {
-      if (tool === 'cmake-format' && reason && reason !== 'no CMake files in the PR')
-        return { id, title, status: 'not-checked', detail: reason, required: true };
-      return {
-        id,
-        title,
-        status: 'pass',
-        detail: `no ${tool === 'clang-format' ? 'C++' : 'CMake'} files in the PR`,
-        required: true,
-      };
-    }
+/** One of the formatting checks `verify` lists: C++ (clang-format) or CMake (cmake-format). */
+export function formatReportItem(
+  report: FormatReport,
+  tool: 'clang-format' | 'cmake-format',
+  base: Pick<ReportItem, 'id' | 'title'>,
+): ReportItem {
+  const { id, title } = base;
+  const { version, pinned, reason } = tool === 'clang-format' ? report.clangFormat : report.cmakeFormat;
+  const files = report.files.filter((f) => f.tool === tool);
+  const differs = files.filter((f) => f.status === 'differs');
+  const skipped = files.filter((f) => f.status === 'not-checked');
+  if (pinned !== null && version !== null && version !== pinned) {
+    return {
+      id,
+      title,
+      status: 'fail',
+      detail: `MLX pins ${tool} ${pinned}, but ${version} ran`,
+      fix: tool === 'clang-format' ? `update @wasm-fmt/clang-format to ${pinned}` : `pip install cmakelang==${pinned}`,
+      required: true,
+    };
+  }
+  if (differs.length)
+    return {
+      id,
+      title,
+      status: 'fail',
+      detail: `${differs.map((f) => `${f.path} (${f.origin})`).join(', ')} need formatting`,
+      fix: FORMAT_FIX,
+      required: true,
+    };
+  if (skipped.length) {
+    const why = [...new Set(skipped.map((f) => f.detail ?? 'not checked'))].join('; ');
+    return {
+      id,
+      title,
+      status: 'not-checked',
+      detail: `${skipped.map((f) => f.path).join(', ')}: ${why}`,
+      ...(tool === 'cmake-format' && pinned ? { fix: `pip install cmakelang==${pinned}` } : {}),
+      required: true,
+    };
+  }
+  if (files.length === 0) {
+    if (tool === 'cmake-format' && reason && reason !== 'no CMake files in the PR')
+      return { id, title, status: 'not-checked', detail: reason, required: true };
     return {
       id,
       title,
       status: 'pass',
-      detail: `${files.length} file(s) clean with ${tool} ${version ?? '?'}`,
+      detail: `no ${tool === 'clang-format' ? 'C++' : 'CMake'} files in the PR`,
       required: true,
     };
+  }
+  return {
+    id,
+    title,
+    status: 'pass',
+    detail: `${files.length} file(s) clean with ${tool} ${version ?? '?'}`,
+    required: true,
   };
-  return [
-    result(
-      FORMAT_CHECKS.cpp.id,
-      FORMAT_CHECKS.cpp.title,
-      'clang-format',
-      report.clangFormat.version,
-      report.clangFormat.pinned,
-      report.clangFormat.reason,
-    ),
-    result(
-      FORMAT_CHECKS.cmake.id,
-      FORMAT_CHECKS.cmake.title,
-      'cmake-format',
-      report.cmakeFormat.version,
-      report.cmakeFormat.pinned,
-      report.cmakeFormat.reason,
-    ),
-  ];
 }
-
-export const FORMAT_CHECKS = {
-  cpp: { id: 'format-cpp', title: 'C++ formatting (clang-format)' },
-  cmake: { id: 'format-cmake', title: 'CMake formatting (cmake-format)' },
-} as const;

@@ -2,19 +2,26 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { diffArrays } from 'diff';
-
 import { loadClangFormat } from '../adapters/clang-format.js';
-import { findCMakeFormat, runCMakeFormat, type CMakeFormat } from '../adapters/cmake-format.js';
-import { pythonFormatterVersion, runPythonFormatter, type PythonFormatter } from '../adapters/python-format.js';
+import { findCMakeFormat, type CMakeFormatLookup } from '../adapters/cmake-format.js';
 import type { Git } from '../adapters/git.js';
 import { withWriterLocks } from '../adapters/lock.js';
 import { templateVariables } from '../series/config.js';
 import { UserError } from '../core/errors.js';
-import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins } from './format-report.js';
-import { unifiedDiff } from '../core/patch.js';
+import { isCMakeFile, nearestStyleFile, preCommitPins, type ToolPins } from './format-report.js';
+import {
+  clangFormatter,
+  cmakeFormatter,
+  findPythonHooks,
+  pythonFormatter,
+  type Fixable,
+  type FormatFinding,
+  type Formatter,
+  type FormatUnit,
+  type ToolState,
+} from './formatters.js';
 import { hookFiles, preCommitHooks, type PreCommitHook } from './pre-commit.js';
-import { fromLines, joinPatch, splitPatch, toLines, type PatchStep, type SplitPatch } from '../core/patch.js';
+import { fromLines, joinPatch, splitPatch, toLines, type SplitPatch } from '../core/patch.js';
 import { buildPlan, patchedPaths, planSteps, type ApplyPlan, type PlanInputs } from '../series/plan.js';
 import { mapFormattedBack } from '../series/template-map.js';
 import { applySeries } from '../series/apply-series.js';
@@ -22,10 +29,9 @@ import { contentsAt, requirePinnedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { gitDiffHunks } from '../series/patch-diff.js';
 
-export const DEFAULT_CMAKE_FORMAT = '0.6.13';
+export type { FormatFinding, FormatStatus, FormatTool, ToolState } from './formatters.js';
 
-/** `black+isort`: MLX's two Python hooks, checked together (isort runs with --profile=black, black's style). */
-export type FormatTool = 'clang-format' | 'cmake-format' | 'black+isort';
+export const DEFAULT_CMAKE_FORMAT = '0.6.13';
 
 /** The hooks `format` runs; MLX's other hooks (check-yaml) are listed but not run. */
 const RUN_BY_FORMAT = new Set(['clang-format', 'cmake-format', 'black', 'isort']);
@@ -40,28 +46,6 @@ export interface HookUse {
   /** True when `format` runs the hook (or its tool) on those files. */
   run: boolean;
 }
-export type FormatStatus = 'clean' | 'differs' | 'not-checked';
-
-export interface FormatFinding {
-  /** Path in the MLX checkout. */
-  path: string;
-  /** Where the fix goes: `templates/<file>` or `patches/<name>`. */
-  origin: string;
-  tool: FormatTool;
-  status: FormatStatus;
-  /** Unified diff from the current text to the formatted text. */
-  diff: string | null;
-  /** Why a file was not checked, or a note about it. */
-  detail: string | null;
-}
-
-export interface ToolState {
-  version: string | null;
-  /** The version MLX's `.pre-commit-config.yaml` pins at the pinned commit. */
-  pinned: string | null;
-  /** Set when the tool did not run. */
-  reason: string | null;
-}
 
 export interface FormatReport {
   checkout: string;
@@ -73,16 +57,6 @@ export interface FormatReport {
   /** MLX's pre-commit hooks at the pinned commit, in its order, with the series' files each applies to. */
   hooks: HookUse[];
   files: FormatFinding[];
-}
-
-/** What `--fix` needs besides the report: the formatted texts and where they came from. */
-interface Fixable {
-  finding: FormatFinding;
-  formatted: string;
-  template?: { file: string; raw: string; rendered: string };
-  step?: PatchStep;
-  /** A reason the fix cannot be written automatically. */
-  refuse?: string;
 }
 
 export interface FormatRun {
@@ -97,293 +71,135 @@ export interface FormatRun {
 }
 
 /**
- * Formats every C++ and CMake file the PR adds or changes, as the rendered
- * series leaves it, with the tools and style files MLX's pre-commit uses.
- * New files are formatted whole; patched files only on the lines the patch
- * adds, so MLX's own lines stay as they are.
+ * Formats every file the PR adds or changes, as the rendered series leaves
+ * it, with the tools and style files MLX's pre-commit uses: each template's
+ * file, each patch's change and each file of the series goes to the formatter
+ * that takes it (formatters.ts), in that order.
  */
 export async function runFormatting(ctx: Context): Promise<FormatRun> {
-  const env = ctx.env;
   const { inputs, plan } = await ctx.project();
   const pinned = ctx.config.upstream.commit;
   const git = await requirePinnedCheckout(ctx, {
     hint: ": format reads MLX's .clang-format and the pinned files from the checkout.",
   });
-
   const preCommitText = (await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '';
-  const pins = preCommitPins(preCommitText);
   const hooks = preCommitHooks(preCommitText);
   const seriesFiles = [...new Set([...plan.files.map((f) => f.path), ...patchedPaths(plan)])].sort();
+  const tools = await findFormatters(ctx, git, plan, { pins: preCommitPins(preCommitText), hooks, seriesFiles });
+  const report: FormatReport = {
+    checkout: ctx.layout.checkout,
+    ...tools.states,
+    hooks: hooks.map((h) => ({ id: h.id, rev: h.rev, files: hookFiles(h, seriesFiles), run: RUN_BY_FORMAT.has(h.id) })),
+    files: [],
+  };
+  const pinnedContent = await contentsAt(git, pinned, patchedPaths(plan));
+  const fixable: Fixable[] = [];
+  for (const unit of formatUnits(plan, inputs, pinnedContent, seriesFiles)) {
+    const formatter = tools.formatters.find((f) => f.takes(unit));
+    const entry = formatter ? await formatter.check(unit) : null;
+    if (entry === null) continue;
+    report.files.push(entry.finding);
+    if (entry.finding.status === 'differs') fixable.push(entry);
+  }
+  return { report, fixable, plan, inputs, pinnedContent, git };
+}
+
+/** The formatters, each with the tool and style MLX pins, and their states for the report. */
+async function findFormatters(
+  ctx: Context,
+  git: Git,
+  plan: ApplyPlan,
+  o: { pins: ToolPins; hooks: readonly PreCommitHook[]; seriesFiles: readonly string[] },
+): Promise<{ formatters: Formatter[]; states: Pick<FormatReport, 'clangFormat' | 'cmakeFormat' | 'black' | 'isort'> }> {
+  const pinned = ctx.config.upstream.commit;
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
     .split('\n')
     .filter((f) => path.posix.basename(f) === '.clang-format');
   const styles = new Map<string, string>();
   for (const file of styleFiles) styles.set(file, (await git.fileAt(pinned, file)) ?? '');
-
-  const cf = await loadClangFormat();
-  const wantCMake = pins.cmakeFormat ?? DEFAULT_CMAKE_FORMAT;
-  const cmakeFiles = [
-    ...plan.files.map((f) => f.path),
-    ...plan.patches.flatMap((p) => p.files.map((f) => f.path)),
-  ].filter(isCMakeFile);
-  const cmakeLookup = cmakeFiles.length
-    ? await findCMakeFormat(wantCMake, env, ctx.log)
-    : { tool: null, reason: 'no CMake files in the PR' };
-  const checkout = ctx.layout.checkout;
-  const cmakeConfig = [
-    '.cmake-format.yaml',
-    '.cmake-format.json',
-    '.cmake-format.py',
-    'cmake-format.yaml',
-    'cmake-format.json',
-    'cmake-format.py',
-  ]
-    .map((f) => path.join(checkout, f))
-    .find((f) => existsSync(f));
-
-  const python = await findPythonHooks(hooks, seriesFiles, ctx);
-  const report: FormatReport = {
-    checkout,
-    clangFormat: { version: cf.version, pinned: pins.clangFormat, reason: null },
-    cmakeFormat: { version: cmakeLookup.tool?.version ?? null, pinned: pins.cmakeFormat, reason: cmakeLookup.reason },
-    black: python.states.black,
-    isort: python.states.isort,
-    hooks: hooks.map((h) => ({ id: h.id, rev: h.rev, files: hookFiles(h, seriesFiles), run: RUN_BY_FORMAT.has(h.id) })),
-    files: [],
-  };
-  const fixable: Fixable[] = [];
-  const formatCMake = (tool: CMakeFormat, text: string) =>
-    runCMakeFormat(tool, text, { cwd: checkout, configFile: cmakeConfig, env, log: ctx.log });
   const styleFor = (file: string): string | null => {
     const styleFile = nearestStyleFile(file, styleFiles);
     return styleFile === null ? null : (styles.get(styleFile) ?? null);
   };
-
-  const record = (entry: Fixable) => {
-    report.files.push(entry.finding);
-    if (entry.finding.status === 'differs') fixable.push(entry);
+  const cf = await loadClangFormat();
+  const cmakeFiles = [
+    ...plan.files.map((f) => f.path),
+    ...plan.patches.flatMap((p) => p.files.map((f) => f.path)),
+  ].filter(isCMakeFile);
+  const cmake: CMakeFormatLookup = cmakeFiles.length
+    ? await findCMakeFormat(o.pins.cmakeFormat ?? DEFAULT_CMAKE_FORMAT, ctx.env, ctx.log)
+    : { tool: null, reason: 'no CMake files in the PR' };
+  const checkout = ctx.layout.checkout;
+  const configFile = CMAKE_FORMAT_CONFIGS.map((f) => path.join(checkout, f)).find((f) => existsSync(f));
+  const python = await findPythonHooks(o.hooks, o.seriesFiles, ctx);
+  const run = { cwd: checkout, env: ctx.env, log: ctx.log };
+  return {
+    formatters: [
+      clangFormatter(cf, styleFor),
+      cmakeFormatter(cmake, { ...run, configFile }),
+      pythonFormatter(python, run),
+    ],
+    states: {
+      clangFormat: { version: cf.version, pinned: o.pins.clangFormat, reason: null },
+      cmakeFormat: { version: cmake.tool?.version ?? null, pinned: o.pins.cmakeFormat, reason: cmake.reason },
+      black: python.states.black,
+      isort: python.states.isort,
+    },
   };
-  const finding = (
-    file: string,
-    origin: string,
-    tool: FormatTool,
-    before: string,
-    after: string | null,
-    detail: string | null = null,
-  ): FormatFinding => ({
-    path: file,
-    origin,
-    tool,
-    status: after === null ? 'not-checked' : after === before ? 'clean' : 'differs',
-    diff: after === null || after === before ? null : unifiedDiff(file, before, after),
-    detail,
-  });
+}
 
-  for (const file of plan.files) {
-    const origin = `templates/${file.template}`;
+/** cmake-format's configuration files, in the order it looks for them. */
+const CMAKE_FORMAT_CONFIGS = [
+  '.cmake-format.yaml',
+  '.cmake-format.json',
+  '.cmake-format.py',
+  'cmake-format.yaml',
+  'cmake-format.json',
+  'cmake-format.py',
+];
+
+/** The series cut for the formatters: each template's file, each patch's change to a file, then each file as the whole series leaves it. */
+function formatUnits(
+  plan: ApplyPlan,
+  inputs: PlanInputs,
+  pinnedContent: ReadonlyMap<string, string | null>,
+  seriesFiles: readonly string[],
+): FormatUnit[] {
+  const templates = plan.files.map((file): FormatUnit => {
     const raw = inputs.templates.find((t) => t.path === file.template)?.content ?? '';
     const template = { file: file.template, raw, rendered: file.content };
-    if (isCppFile(file.path)) {
-      const style = styleFor(file.path);
-      if (style === null) {
-        record({
-          finding: finding(
-            file.path,
-            origin,
-            'clang-format',
-            file.content,
-            null,
-            'no .clang-format applies to this path in the checkout',
-          ),
-          formatted: '',
-        });
-        continue;
-      }
-      const formatted = cf.format(file.content, file.path, style);
-      record({ finding: finding(file.path, origin, 'clang-format', file.content, formatted), formatted, template });
-    } else if (isCMakeFile(file.path)) {
-      if (cmakeLookup.tool === null) {
-        record({
-          finding: finding(file.path, origin, 'cmake-format', file.content, null, `not checked: ${cmakeLookup.reason}`),
-          formatted: '',
-        });
-        continue;
-      }
-      const formatted = await formatCMake(cmakeLookup.tool, file.content);
-      record({ finding: finding(file.path, origin, 'cmake-format', file.content, formatted), formatted, template });
-    }
-  }
-
-  const pinnedContent = await contentsAt(git, pinned, patchedPaths(plan));
+    return { kind: 'template', path: file.path, origin: `templates/${file.template}`, text: file.content, template };
+  });
   const steps = planSteps(plan, inputs, pinnedContent);
-  for (const [index, step] of steps.entries()) {
-    const origin = `patches/${step.patch}`;
-    const post = fromLines({ lines: step.post.rendered, eofNewline: step.post.eofNewline });
+  const changes = steps.map((step, index): FormatUnit => {
     const laterStep = steps.slice(index + 1).find((s) => s.path === step.path);
     const refuse = laterStep
       ? `${step.path} is also changed by patches/${laterStep.patch}; apply the diff by hand`
       : step.newlineMarker
         ? `a hunk for ${step.path} changes the newline at the end of the file; apply the diff by hand`
         : undefined;
-    if (isCppFile(step.path)) {
-      const style = styleFor(step.path);
-      if (style === null) {
-        record({
-          finding: finding(
-            step.path,
-            origin,
-            'clang-format',
-            post,
-            null,
-            'no .clang-format applies to this path in the checkout',
-          ),
-          formatted: '',
-        });
-        continue;
-      }
-      const formatted = cf.formatLines(post, step.added, step.path, style);
-      const whole = cf.format(post, step.path, style);
-      const outside = changedLineCount(formatted, whole);
-      const note =
-        outside > 0
-          ? `clang-format on the whole file would change ${outside} more line(s) outside this patch's lines`
-          : null;
-      record({
-        finding: finding(step.path, origin, 'clang-format', post, formatted, note),
-        formatted,
-        step,
-        ...(refuse ? { refuse } : {}),
-      });
-    } else if (isCMakeFile(step.path)) {
-      if (laterStep) continue;
-      if (cmakeLookup.tool === null) {
-        record({
-          finding: finding(step.path, origin, 'cmake-format', post, null, `not checked: ${cmakeLookup.reason}`),
-          formatted: '',
-        });
-        continue;
-      }
-      const formatted = await formatCMake(cmakeLookup.tool, post);
-      let cmakeRefuse = refuse;
-      if (formatted !== post && cmakeRefuse === undefined) {
-        // cmake-format has no line ranges: fixing is safe only when MLX's own file is already clean.
-        const pre = fromLines({ lines: step.pre.rendered, eofNewline: step.pre.eofNewline });
-        if (pre.length > 0 && (await formatCMake(cmakeLookup.tool, pre)) !== pre)
-          cmakeRefuse = `cmake-format would also reformat MLX's own lines of ${step.path}; apply the diff by hand`;
-      }
-      record({
-        finding: finding(step.path, origin, 'cmake-format', post, formatted),
-        formatted,
-        step,
-        ...(cmakeRefuse ? { refuse: cmakeRefuse } : {}),
-      });
-    }
-  }
-  for (const file of python.files) {
+    const text = fromLines({ lines: step.post.rendered, eofNewline: step.post.eofNewline });
+    return {
+      kind: 'step',
+      path: step.path,
+      origin: `patches/${step.patch}`,
+      text,
+      step,
+      changedLater: !!laterStep,
+      refuse,
+    };
+  });
+  const files = seriesFiles.flatMap((file): FormatUnit[] => {
     const template = plan.files.find((f) => f.path === file);
-    const fileSteps = steps.filter((s) => s.path === file);
-    const last = fileSteps[fileSteps.length - 1];
+    const last = steps.filter((s) => s.path === file).at(-1);
     const text = template
       ? template.content
       : last && fromLines({ lines: last.post.rendered, eofNewline: last.post.eofNewline });
-    if (text === undefined) continue;
+    if (text === undefined) return [];
     const origin = template ? `templates/${template.template}` : `patches/${last?.patch ?? '?'}`;
-    if (python.tools === null) {
-      record({ finding: finding(file, origin, 'black+isort', text, null, python.reason), formatted: '' });
-      continue;
-    }
-    const formatPython = async (input: string) => {
-      let out = input;
-      for (const { hook, tool } of python.tools ?? [])
-        out = await runPythonFormatter(tool, out, { file, args: hook.args, cwd: checkout, env, log: ctx.log });
-      return out;
-    };
-    const formatted = await formatPython(text);
-    const pre = pinnedContent.get(file) ?? null;
-    // black and isort have no line ranges: say when MLX's own file at the pin is not formatted either.
-    const note =
-      formatted !== text && pre !== null && (await formatPython(pre)) !== pre
-        ? "black/isort also change MLX's own lines of this file at the pinned commit"
-        : null;
-    record({
-      finding: finding(file, origin, 'black+isort', text, formatted, note),
-      formatted,
-      refuse: `format --fix does not rewrite Python files; apply the diff to ${origin} by hand`,
-    });
-  }
-  return { report, fixable, plan, inputs, pinnedContent, git };
-}
-
-interface PythonHooks {
-  /** The series' files MLX's black or isort hook applies to. */
-  files: string[];
-  /** The hooks in MLX's order with the tool that runs each; null when a pinned version is missing. */
-  tools: Array<{ hook: PreCommitHook; tool: PythonFormatter }> | null;
-  /** Why the Python files are not checked. */
-  reason: string;
-  states: { black: ToolState; isort: ToolState };
-}
-
-/**
- * MLX's black and isort hooks, and the tools on PATH when they are the exact
- * versions MLX pins (another version formats differently, so it would prove
- * nothing). Looks for them only when the series changes a Python file.
- */
-async function findPythonHooks(
-  hooks: readonly PreCommitHook[],
-  seriesFiles: readonly string[],
-  ctx: Context,
-): Promise<PythonHooks> {
-  const python = hooks.filter((h) => h.id === 'black' || h.id === 'isort');
-  const files = [...new Set(python.flatMap((h) => hookFiles(h, seriesFiles) ?? []))].sort();
-  const pinnedOf = (name: string) => python.find((h) => h.id === name)?.rev ?? null;
-  const state = (name: string, version: string | null, reason: string | null): ToolState => ({
-    version,
-    pinned: pinnedOf(name),
-    reason,
+    return [{ kind: 'file', path: file, origin, text, pinned: pinnedContent.get(file) ?? null }];
   });
-  if (files.length === 0) {
-    const none = 'no Python files in the PR';
-    return {
-      files,
-      tools: [],
-      reason: none,
-      states: { black: state('black', null, none), isort: state('isort', null, none) },
-    };
-  }
-  const found = await Promise.all(
-    python.map(async (hook) => ({
-      hook,
-      version: await pythonFormatterVersion(hook.id as 'black' | 'isort', ctx.env, ctx.log),
-    })),
-  );
-  const needs = python.map((h) => `${h.id} ${h.rev ?? '?'}`).join(' and ');
-  const other = found
-    .filter((f) => f.version !== null && f.version !== f.hook.rev)
-    .map((f) => `${f.hook.id} ${f.version ?? ''} is on PATH`);
-  const missing = found.some((f) => f.hook.rev === null || f.version !== f.hook.rev);
-  const reason = `not checked (needs ${needs}${other.length ? `; ${other.join(', ')}` : ''})`;
-  const stateOf = (name: 'black' | 'isort') => {
-    const f = found.find((x) => x.hook.id === name);
-    return state(name, f?.version ?? null, missing ? reason : null);
-  };
-  return {
-    files,
-    tools: missing
-      ? null
-      : found.map((f) => ({
-          hook: f.hook,
-          tool: { name: f.hook.id as 'black' | 'isort', version: f.version as string },
-        })),
-    reason,
-    states: { black: stateOf('black'), isort: stateOf('isort') },
-  };
-}
-
-function changedLineCount(a: string, b: string): number {
-  return diffArrays(toLines(a).lines, toLines(b).lines)
-    .filter((c) => c.removed)
-    .reduce((n, c) => n + c.count, 0);
+  return [...templates, ...changes, ...files];
 }
 
 /**

@@ -5,27 +5,12 @@ import type { Logger } from '../adapters/log.js';
 import { probe } from '../adapters/process.js';
 import { findSphinx } from '../adapters/sphinx.js';
 import type { ReportItem } from '../core/report-items.js';
-import {
-  apt,
-  inspectBlas,
-  inspectCcache,
-  inspectSanitizers,
-  inspectUpstreamCompiler,
-  inspectCmake,
-  inspectCompiler,
-  inspectDisk,
-  inspectNinja,
-  inspectOffline,
-  inspectXcode,
-} from '../suite/build-tools.js';
+import { apt } from '../suite/build-tools.js';
 import { DEFAULT_CMAKE_FORMAT } from './formatting.js';
-import { metalToolchainItems } from './metal-toolchain.js';
-import { probeOffline } from '../suite/offline-deps.js';
 
 /**
- * The machine checks for every command (`doctor`): the build checks `test`
- * runs before a build, plus git, the formatters, Sphinx and the Metal
- * type-check toolchain.
+ * The machine checks of `doctor` besides the build checks `test` runs before
+ * a build: git, the formatters and Sphinx. The registry lists them all.
  */
 export async function inspectGit(env: Env, platform: NodeJS.Platform): Promise<ReportItem> {
   const out = await probe('git', ['--version'], env);
@@ -93,43 +78,4 @@ export async function inspectClangFormat(): Promise<ReportItem> {
       required: true,
     };
   }
-}
-
-/**
- * Runs the machine checks whose ids (or id prefixes, such as `offline-`) are
- * in `wanted`, in a fixed order.
- */
-export async function machineItems(
-  wanted: ReadonlySet<string>,
-  o: {
-    env: Env;
-    platform: NodeJS.Platform;
-    workdir: string;
-    log: Logger;
-    depsDir: string | undefined;
-    generatedRoot: string;
-  },
-): Promise<ReportItem[]> {
-  const want = (id: string) => wanted.has(id);
-  const none = Promise.resolve<ReportItem[]>([]);
-  const groups = await Promise.all([
-    want('git') ? inspectGit(o.env, o.platform).then((c) => [c]) : none,
-    want('cmake') ? inspectCmake(o.env, o.platform).then((c) => [c]) : none,
-    want('compiler') ? inspectCompiler(o.env, o.platform).then((c) => [c]) : none,
-    want('blas') ? inspectBlas(o.env, o.platform).then((c) => [c]) : none,
-    want('xcode') || want('metal') ? inspectXcode(o.env, o.platform) : none,
-    want('disk') ? inspectDisk(o.workdir).then((c) => [c]) : none,
-    want('ninja') ? inspectNinja(o.env, o.platform).then((c) => [c]) : none,
-    want('ccache') ? inspectCcache(o.env, o.platform).then((c) => [c]) : none,
-    want('gxx-11') ? inspectUpstreamCompiler(o.env, o.platform).then((c) => [c]) : none,
-    want('sanitizers') ? inspectSanitizers(o.env, o.platform).then((c) => [c]) : none,
-    want('offline-') ? inspectOffline(probeOffline(o.depsDir, o.generatedRoot, o.platform)) : none,
-    want('clang-format') ? inspectClangFormat().then((c) => [c]) : none,
-    want('cmake-format') ? inspectCMakeFormat(o.env, o.log, o.platform).then((c) => [c]) : none,
-    want('sphinx') ? inspectSphinx(o.env, o.log, o.platform).then((c) => [c]) : none,
-    want('metal-clang') || want('metal-libcxx')
-      ? metalToolchainItems({ env: o.env, log: o.log, platform: o.platform })
-      : none,
-  ]);
-  return groups.flat();
 }

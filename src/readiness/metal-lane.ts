@@ -23,7 +23,8 @@ import {
 } from './metal-flags.js';
 import { ensureCheckout, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
-import { seriesRoles } from '../series/config.js';
+import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
+import { notCheckedItem, type ReportItem } from '../core/report-items.js';
 import { requireMetalToolchain, resolveMetalCpp, type ClangToolchain } from './metal-toolchain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -203,4 +204,55 @@ export async function typeCheckSelfTest(ctx: Context, options: LaneOptions): Pro
     cmakeText: await git.fileAt(pinned, 'CMakeLists.txt'),
     jobs: () => selfTestJobs(root, tus, SHIMS_SELFTEST_DIR),
   });
+}
+
+/**
+ * verify's Metal type-check. It is required once it runs, or when the user
+ * asks for it (--metal-cpp or --require-metal). When its tools are missing and
+ * nobody asked, it is reported as not checked without failing verify: the lane
+ * needs clang 19 and metal-cpp, which a Linux-only contributor may not have.
+ */
+export async function metalTypeCheckItem(
+  ctx: Context,
+  options: {
+    metalCpp?: string | undefined;
+    jobs?: number | undefined;
+    include?: string[] | undefined;
+    requireMetal?: boolean | undefined;
+  },
+  base: Pick<ReportItem, 'id' | 'title' | 'required'>,
+): Promise<ReportItem> {
+  const { id, title } = base;
+  const asked = options.metalCpp !== undefined || options.requireMetal === true;
+  if (seriesRoles(ctx.config).metal === null)
+    return { id, title, status: 'not-checked', required: false, detail: NO_METAL_ROLE };
+  try {
+    const lane = await typeCheckPr(ctx, {
+      metalCpp: options.metalCpp,
+      jobs: options.jobs,
+      includes: options.include ?? [],
+    });
+    const summary = lane.summary.lines[lane.summary.lines.length - 1] ?? '';
+    if (lane.summary.ok)
+      return {
+        id,
+        title,
+        status: 'pass',
+        detail: `${lane.outcomes.map((o) => o.label).join(', ')} type-check (${lane.clang.command} ${lane.clang.version}, libc++ ${lane.clang.libcxx})`,
+        required: base.required,
+      };
+    const failed = lane.outcomes
+      .filter((o) => !o.good)
+      .map((o) => `${o.label}: ${o.errors[0] ?? `exit ${o.exitCode}`}`);
+    return {
+      id,
+      title,
+      status: 'fail',
+      detail: `${failed.join('; ')} (${summary})`,
+      fix: 'mlx-storage-pr check-metal  (full errors; logs in the workdir)',
+      required: base.required,
+    };
+  } catch (error) {
+    return notCheckedItem({ id, title, required: asked }, error);
+  }
 }

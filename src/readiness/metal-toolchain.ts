@@ -43,8 +43,8 @@ export function metalToolchainInstall(platform: NodeJS.Platform): string {
 
 const CANDIDATES = ['clang++-22', 'clang++-21', 'clang++-20', 'clang++-19', 'clang++'];
 
-const CLANG_TITLE = 'clang for the Metal type-check';
-const LIBCXX_TITLE = 'libc++ for the Metal type-check';
+export const CLANG_TITLE = 'clang for the Metal type-check';
+export const LIBCXX_TITLE = 'libc++ for the Metal type-check';
 
 /** The fix when `CLANGXX` names a compiler that does not do. */
 function clangxxFix(platform: NodeJS.Platform): string {
@@ -116,14 +116,7 @@ export async function findMetalToolchain(options: {
       continue;
     }
     log.debug(`Found ${command} ${parsed.version}; checking libc++`);
-    let libcxx: { value: string | null; error: string | null };
-    try {
-      libcxx = { value: await libcxxVersionText(command, options.env), error: null };
-    } catch (error) {
-      if (!(error instanceof ProcessError)) throw error;
-      // The compiler's complaint (its first two lines) is the check's detail.
-      libcxx = { value: null, error: error.stderr.trim().split('\n').slice(0, 2).join(' ') };
-    }
+    const libcxx = await probeLibcxx(command, options.env);
     const lib = libcxx.value === null ? null : parseLibcxxVersion(libcxx.value);
     if (lib !== null && (lib.major >= MIN_LIBCXX_MAJOR || (platform === 'darwin' && parsed.apple))) {
       const toolchain: ClangToolchain = {
@@ -162,6 +155,28 @@ export async function findMetalToolchain(options: {
     };
   }
 
+  return { toolchain: null, checks: missingToolchainItems({ clangOnly, seen, explicit, fix, required }) };
+}
+
+/** libc++'s version text from `command -stdlib=libc++`, or the compiler's complaint (its first two lines). */
+async function probeLibcxx(command: string, env: Env): Promise<{ value: string | null; error: string | null }> {
+  try {
+    return { value: await libcxxVersionText(command, env), error: null };
+  } catch (error) {
+    if (!(error instanceof ProcessError)) throw error;
+    return { value: null, error: error.stderr.trim().split('\n').slice(0, 2).join(' ') };
+  }
+}
+
+/** The two checks when no candidate has both clang and libc++ >= 19: a clang without libc++ still passes its own check. */
+function missingToolchainItems(o: {
+  clangOnly: { command: string; version: string; libcxxProblem: string } | null;
+  seen: readonly string[];
+  explicit: boolean;
+  fix: string;
+  required: boolean;
+}): ReportItem[] {
+  const { clangOnly, seen, explicit, fix, required } = o;
   const clangItem: ReportItem = clangOnly
     ? {
         id: 'metal-clang',
@@ -188,7 +203,7 @@ export async function findMetalToolchain(options: {
     fix,
     required,
   };
-  return { toolchain: null, checks: [clangItem, libItem] };
+  return [clangItem, libItem];
 }
 
 /** The checks `doctor` shows for the Metal type-check lane. */

@@ -1,30 +1,27 @@
-/**
- * The checks `verify --skip` can leave out, by group or by a check's id. A
- * repository's own CI names, say, `pr-text` where nobody writes the PR text.
- */
-export const VERIFY_GROUPS = {
-  format: ['format-cpp', 'format-cmake'],
-  'metal-typecheck': ['metal-typecheck'],
-  docs: ['docs'],
-  'pr-text': ['pr-files', 'pr-placeholders', 'pr-ai-disclosure'],
-  build: ['linux-build', 'tests-fail-without-implementation', 'metal-twin', 'mutants', 'sanitizer'],
-} as const satisfies Record<string, readonly string[]>;
+import { READINESS_CHECKS } from './registry.js';
 
-export type VerifyGroup = keyof typeof VERIFY_GROUPS;
+/**
+ * The checks `verify --skip` can leave out, by group or by a check's id, as
+ * the registry declares them. A repository's own CI names, say, `pr-text`
+ * where nobody writes the PR text.
+ */
+export const VERIFY_GROUPS: Readonly<Record<string, readonly string[]>> = READINESS_CHECKS.reduce<
+  Record<string, string[]>
+>((groups, check) => ({ ...groups, [check.group]: [...(groups[check.group] ?? []), check.id] }), {});
+
+/** The group names, in report order. */
+export const VERIFY_GROUP_NAMES: readonly string[] = Object.keys(VERIFY_GROUPS);
 
 /** Every check id, in report order. */
-export const VERIFY_CHECK_IDS: readonly string[] = Object.values(VERIFY_GROUPS).flat();
+export const VERIFY_CHECK_IDS: readonly string[] = READINESS_CHECKS.map((check) => check.id);
 
 /** What `--skip` accepts: group names, then the ids of single checks. */
-export const SKIP_NAMES: readonly string[] = [...new Set([...Object.keys(VERIFY_GROUPS), ...VERIFY_CHECK_IDS])];
+export const SKIP_NAMES: readonly string[] = [...new Set([...VERIFY_GROUP_NAMES, ...VERIFY_CHECK_IDS])];
 
 /** The check ids that `--skip <names>` leaves out, in report order. */
 export function skippedItems(names: readonly string[]): string[] {
-  const ids = new Set(names.flatMap((name) => (name in VERIFY_GROUPS ? VERIFY_GROUPS[name as VerifyGroup] : [name])));
+  const ids = new Set(
+    names.flatMap((name) => (Object.hasOwn(VERIFY_GROUPS, name) ? (VERIFY_GROUPS[name] ?? []) : [name])),
+  );
   return VERIFY_CHECK_IDS.filter((id) => ids.has(id));
-}
-
-/** False when `--skip` left out every check of the group, so the step need not run. */
-export function groupRuns(group: VerifyGroup, skipped: readonly string[]): boolean {
-  return VERIFY_GROUPS[group].some((id) => !skipped.includes(id));
 }

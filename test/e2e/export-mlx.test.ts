@@ -66,7 +66,7 @@ describe.skipIf(repo === null)(describeName('export on the shipped series and th
         '    const StorageExportOptions&) {\n  return StorageExportStatus::metal_not_available;\n',
         '    const StorageExportOptions&) {\n  // No Metal backend in this build.\n  return StorageExportStatus::metal_not_available;\n',
       );
-      const edited = workingTree(checkout);
+      const edited = await workingTree(checkout);
 
       const dry = await runCli(['export', '--dry-run', '--json', ...args], { cwd: project });
       expect(dry.code, dry.stderr).toBe(0);

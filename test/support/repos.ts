@@ -1,5 +1,15 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -33,6 +43,15 @@ export function tempDir(prefix = 'msp-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   created.push(dir);
   return dir;
+}
+
+/** Runs a command line as it is printed for people (through sh), leaving the test's event loop free; its stdout. */
+export async function sh(
+  command: string,
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<string> {
+  const { stdout } = await execa('sh', ['-c', command], { ...options, stripFinalNewline: false });
+  return stdout;
 }
 
 /** Where `program` is on this machine's PATH, as `command -v` finds it, without starting a process. */

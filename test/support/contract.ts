@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import path from 'node:path';
 import os from 'node:os';
 import { PassThrough } from 'node:stream';
 

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 
 import { REPO_ROOT, runCli, tempDir } from '../support/repos.js';
@@ -35,9 +35,7 @@ describe.skipIf(repo === null)(describeName('bump to an older real MLX commit'),
 
     const moved = await cli('bump', '--to', OLDER, '--allow-older', '--json');
     expect(moved.code, moved.stderr).toBe(0);
-    const older = execFileSync('git', ['--git-dir', repo as string, 'rev-parse', `${OLDER}^{commit}`], {
-      encoding: 'utf8',
-    }).trim();
+    const older = (await execa('git', ['--git-dir', repo as string, 'rev-parse', `${OLDER}^{commit}`])).stdout.trim();
     expect(config()).toMatchObject({ commit: older, version: '0.32.1' });
     expect(moved.json).toMatchObject({ status: 'bumped', relation: 'older' });
     expect(moved.json.patches.map((p: { result: string }) => p.result)).not.toContain('conflict');

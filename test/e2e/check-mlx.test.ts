@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 
 import { REPO_ROOT, runCli, tempDir } from '../support/repos.js';
@@ -12,22 +12,21 @@ const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mlx-storage-pr.conf
   upstream: { commit: string };
 };
 const pin = config.upstream.commit;
-const mlx = (...args: string[]) =>
-  execFileSync('git', ['-C', found.repo as string, ...args], { encoding: 'utf8' }).trim();
+const mlx = async (...args: string[]) => (await execa('git', ['-C', found.repo as string, ...args])).stdout.trim();
 
 /** Why the history test cannot run: no MLX_REPO, or one without the history before the pin (a depth-1 copy). */
-function historyReason(): string | null {
+async function historyReason(): Promise<string | null> {
   if (found.reason) return found.reason;
-  if (mlx('rev-parse', '--is-shallow-repository') === 'true')
+  if ((await mlx('rev-parse', '--is-shallow-repository')) === 'true')
     return `skipped: MLX_REPO=${found.repo} is shallow; checking older commits needs MLX's history (git clone --mirror https://github.com/ml-explore/mlx.git)`;
   return null;
 }
-const reason = historyReason();
+const reason = await historyReason();
 if (reason) console.warn(`check on the real MLX: ${reason}`);
 
 /** The last commit on the pin's first-parent line at least `days` before it. */
-function before(days: number): string {
-  const pinned = Number(mlx('log', '-1', '--format=%ct', pin));
+async function before(days: number): Promise<string> {
+  const pinned = Number(await mlx('log', '-1', '--format=%ct', pin));
   return mlx('log', '-1', '--first-parent', `--before=${pinned - days * 86400}`, '--format=%H', pin);
 }
 
@@ -38,7 +37,7 @@ describe.skipIf(reason !== null)(
   reason ? `check on the real MLX (${reason})` : describeName('check on the real MLX'),
   () => {
     it('reports every template and patch on commits about 3 and 12 months before the pin, with reasons that match the history, and the pin itself as clean', async () => {
-      const commits = [before(91), before(365)];
+      const commits = [await before(91), await before(365)];
       const workdir = tempDir('msp-e2e-check-');
       const started = performance.now();
       const result = await runCli(
@@ -65,9 +64,7 @@ describe.skipIf(reason !== null)(
         expect(ref.templates.map((t) => t.name).sort()).toEqual(templates);
         const files = [...ref.templates, ...ref.patches].flatMap((s) => s.files);
         // The files upstream changed, by git itself.
-        const changed = mlx('diff', '--name-only', pin, ref.commit, '--', ...files)
-          .split('\n')
-          .filter(Boolean);
+        const changed = (await mlx('diff', '--name-only', pin, ref.commit, '--', ...files)).split('\n').filter(Boolean);
         expect([...ref.upstreamChanged].sort()).toEqual([...new Set(changed)].sort());
         for (const step of [...ref.templates, ...ref.patches]) {
           expect(step.reasons.length > 0, `${step.name}: ${step.status}`).toBe(step.status !== 'clean');

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
@@ -14,15 +14,15 @@ import { describeName, mlxRepo } from '../support/mlx.js';
 const { repo } = mlxRepo();
 const PIN = '846d176227a0ac13d2667e58d2bb68b322109ab0';
 
-function hasSphinx(): boolean {
+async function hasSphinx(): Promise<boolean> {
   try {
-    execFileSync('sphinx-build', ['--version']);
+    await execa('sphinx-build', ['--version']);
     return true;
   } catch {
     return false;
   }
 }
-const sphinx = hasSphinx();
+const sphinx = await hasSphinx();
 const name = sphinx
   ? 'docs check on the real MLX'
   : 'docs check on the real MLX (skipped: sphinx-build is not on PATH; sudo apt-get install python3-sphinx)';

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { workingTree } from '../support/export-fixtures.js';
@@ -66,7 +66,7 @@ describe.skipIf(repo === null)(describeName('export on the shipped series and th
         '    const StorageExportOptions&) {\n  return StorageExportStatus::metal_not_available;\n',
         '    const StorageExportOptions&) {\n  // No Metal backend in this build.\n  return StorageExportStatus::metal_not_available;\n',
       );
-      const edited = workingTree(checkout);
+      const edited = await workingTree(checkout);
 
       const dry = await runCli(['export', '--dry-run', '--json', ...args], { cwd: project });
       expect(dry.code, dry.stderr).toBe(0);
@@ -93,10 +93,7 @@ describe.skipIf(repo === null)(describeName('export on the shipped series and th
       const fresh = tempDir('msp-e2e-export-fresh-');
       const applied = await runCli(['apply', '--mlx-repo', repo as string, '--workdir', fresh], { cwd: project });
       expect(applied.code, applied.stderr).toBe(0);
-      const tree = execFileSync('git', ['rev-parse', 'HEAD^{tree}'], {
-        cwd: path.join(fresh, 'mlx'),
-        encoding: 'utf8',
-      });
+      const { stdout: tree } = await execa('git', ['rev-parse', 'HEAD^{tree}'], { cwd: path.join(fresh, 'mlx') });
       expect(tree.trim()).toBe(edited);
 
       const again = await runCli(['export', '--json', ...args], { cwd: project });

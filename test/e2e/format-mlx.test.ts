@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { REPO_ROOT, runCli, tempDir } from '../support/repos.js';
@@ -9,9 +9,9 @@ import { describeName, mlxRepo } from '../support/mlx.js';
 
 const { repo } = mlxRepo();
 
-function hasCMakeFormat(): boolean {
+async function hasCMakeFormat(): Promise<boolean> {
   try {
-    return execFileSync('cmake-format', ['--version'], { encoding: 'utf8' }).trim() === '0.6.13';
+    return (await execa('cmake-format', ['--version'])).stdout.trim() === '0.6.13';
   } catch {
     return false;
   }
@@ -78,7 +78,7 @@ describe.skipIf(repo === null)(describeName('format --fix on the shipped series 
       '+  return {{status_enum}}::metal_not_available;\n',
       '+  return   {{status_enum}}::metal_not_available;\n',
     );
-    const cmake = hasCMakeFormat();
+    const cmake = await hasCMakeFormat();
     if (cmake)
       edit(project, '0003-tests-cmake.patch', '+          {{stub_test_source}}\n', '+  {{stub_test_source}}\n');
     else console.warn('format --fix e2e: cmake-format 0.6.13 is not on PATH; only the C++ patch is mis-formatted');

@@ -165,7 +165,7 @@ describe('bump', () => {
       path.join(worktree, NO_METAL),
       conflicted.replace(/<<<<<<< .*\n([\s\S]*?)=======\n([\s\S]*?)>>>>>>> .*\n/, '$1\n$2'),
     );
-    const resolved = workingTree(worktree);
+    const resolved = await workingTree(worktree);
     const exported = await cli('export', '--json');
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.json).toMatchObject({ status: 'exported', bump: true, base: target, source: worktree });

@@ -1,25 +1,25 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 
+import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/adapters/log.js';
 import { loadContext } from '../../src/series/context.js';
 import { VERIFY_CHECK_IDS, VERIFY_GROUPS } from '../../src/readiness/skip.js';
 import { buildDocsReport } from '../../src/readiness/docs-build.js';
-import { makeProject, makeUpstream, pathWith, runCli } from '../support/repos.js';
+import { makeProject, makeUpstream, pathWith, runCli, which } from '../support/repos.js';
 
-function findSphinxBuild(): string | null {
+async function findSphinxBuild(): Promise<string | null> {
   try {
-    execFileSync('sphinx-build', ['--version'], { encoding: 'utf8' });
-    return execFileSync('sh', ['-c', 'command -v sphinx-build'], { encoding: 'utf8' }).trim();
+    await execa('sphinx-build', ['--version']);
+    return which('sphinx-build');
   } catch {
     return null;
   }
 }
-const sphinxBuild = findSphinxBuild();
+const sphinxBuild = await findSphinxBuild();
 const skipReason =
   sphinxBuild === null ? ' (skipped: sphinx-build is not on PATH; sudo apt-get install python3-sphinx)' : '';
 if (skipReason) console.warn(`docs check${skipReason}`);

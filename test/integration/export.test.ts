@@ -45,7 +45,7 @@ describe('export', () => {
         '  // No Metal here.\n  return StorageExportStatus::metal_not_available;',
       ),
     );
-    const edited = workingTree(checkout);
+    const edited = await workingTree(checkout);
 
     const result = await cli('export', '--json');
     expect(result.code, result.stderr).toBe(0);
@@ -111,7 +111,7 @@ describe('export', () => {
     git(checkout, 'fetch', '--quiet', fork, 'mlx-storage-pr');
     git(checkout, 'merge', '--quiet', '--ff-only', 'FETCH_HEAD');
     const reviewed = git(checkout, 'rev-parse', 'HEAD').trim();
-    const edited = workingTree(checkout);
+    const edited = await workingTree(checkout);
 
     const result = await cli('export', '--json');
     expect(result.code, result.stderr).toBe(0);
@@ -155,7 +155,7 @@ describe('export', () => {
         .replace('#include <stdexcept>\n', '#include <stdexcept> // std::runtime_error\n')
         .replace('    const array&,', '    const array& a,'),
     );
-    const edited = workingTree(checkout);
+    const edited = await workingTree(checkout);
 
     const result = await cli('export', '--json');
     expect(result.code, result.stderr).toBe(0);
@@ -210,7 +210,7 @@ describe('export', () => {
     const human = await cli('export');
     expect(human.stdout).toContain('not exported: tests/storage_tests.cpp: new file (add it with --include-new)');
 
-    const edited = workingTree(checkout);
+    const edited = await workingTree(checkout);
     const result = await cli('export', '--include-new', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(result.json.written).toEqual([
@@ -232,7 +232,7 @@ describe('export', () => {
 
   it('removes a patch whose every change was undone in the checkout, and its line in patches/series', async () => {
     git(checkout, 'checkout', upstream.sha, '--', DOCS);
-    const edited = workingTree(checkout);
+    const edited = await workingTree(checkout);
 
     const result = await cli('export', '--json');
     expect(result.code, result.stderr).toBe(0);

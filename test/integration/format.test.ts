@@ -1,20 +1,20 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeFormatProject, makeFormatUpstream } from '../support/format-fixtures.js';
 import { git, pathWith, runCli } from '../support/repos.js';
 
-function hasCMakeFormat(): boolean {
+async function hasCMakeFormat(): Promise<boolean> {
   try {
-    return execFileSync('cmake-format', ['--version'], { encoding: 'utf8' }).trim() === '0.6.13';
+    return (await execa('cmake-format', ['--version'])).stdout.trim() === '0.6.13';
   } catch {
     return false;
   }
 }
-const cmakeFormat = hasCMakeFormat();
+const cmakeFormat = await hasCMakeFormat();
 if (!cmakeFormat)
   console.warn('format: cmake-format 0.6.13 is not on PATH; CMake files are expected to be reported as not checked');
 

@@ -1,13 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { git, REPO_ROOT, tempDir } from '../support/repos.js';
+import { git, onPath, REPO_ROOT, tempDir } from '../support/repos.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'lint-workflows.mjs');
-const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
+const hasShellcheck = onPath('shellcheck');
 const shellcheckReason = 'skipped: shellcheck is not installed (sudo apt-get install shellcheck)';
 if (!hasShellcheck) console.warn(`lint-workflows shellcheck cases: ${shellcheckReason}`);
 
@@ -23,7 +23,6 @@ const lint = (
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SCRIPT, ...(options.args ?? []), root], {
       env: options.env ?? process.env,
-      timeout: 120_000,
     });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -59,13 +58,13 @@ function project(labels?: string[]): string {
 }
 
 describe('scripts/lint-workflows.mjs', () => {
-  it('reports a runner label actionlint does not know', { timeout: 120_000 }, async () => {
+  it('reports a runner label actionlint does not know', async () => {
     const result = await lint(project());
     expect(result.code).toBe(1);
     expect(result.out).toContain('.github/workflows/build.yml:6:14: label "macos-26" is unknown');
   });
 
-  it('reads the labels .github/actionlint.yaml declares', { timeout: 120_000 }, async () => {
+  it('reads the labels .github/actionlint.yaml declares', async () => {
     const result = await lint(project(['macos-26']));
     expect(result.out).not.toContain('label "macos-26" is unknown');
     expect(result.out).toMatch(/^0 actionlint and \d+ shellcheck finding\(s\)|^ok: /m);
@@ -75,7 +74,6 @@ describe('scripts/lint-workflows.mjs', () => {
     hasShellcheck
       ? 'reports shellcheck findings at their line in the workflow'
       : `reports shellcheck findings (${shellcheckReason})`,
-    { timeout: 120_000 },
     async () => {
       const result = await lint(project(['macos-26']));
       expect(result.code).toBe(1);
@@ -89,7 +87,6 @@ describe('scripts/lint-workflows.mjs', () => {
     hasShellcheck
       ? "reports shellcheck findings in the workflows' helper scripts (.github/scripts/*.sh)"
       : `reports shellcheck findings in .github/scripts (${shellcheckReason})`,
-    { timeout: 120_000 },
     async () => {
       const dir = project(['macos-26']);
       mkdirSync(path.join(dir, '.github', 'scripts'));
@@ -100,20 +97,16 @@ describe('scripts/lint-workflows.mjs', () => {
     },
   );
 
-  it(
-    'fails with --require-shellcheck when shellcheck is missing, and says what was not checked',
-    { timeout: 120_000 },
-    async () => {
-      const env = { PATH: '/nonexistent' };
-      const lenient = await lint(project(['macos-26']), { env });
-      expect(lenient.code).toBe(0);
-      expect(lenient.out).toContain('shellcheck not found: run: blocks not checked');
-      const strict = await lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
-      expect(strict.code).toBe(1);
-    },
-  );
+  it('fails with --require-shellcheck when shellcheck is missing, and says what was not checked', async () => {
+    const env = { PATH: '/nonexistent' };
+    const lenient = await lint(project(['macos-26']), { env });
+    expect(lenient.code).toBe(0);
+    expect(lenient.out).toContain('shellcheck not found: run: blocks not checked');
+    const strict = await lint(project(['macos-26']), { env, args: ['--require-shellcheck'] });
+    expect(strict.code).toBe(1);
+  });
 
-  it("passes on this repository's workflows", { timeout: 120_000 }, async () => {
+  it("passes on this repository's workflows", async () => {
     const result = await lint(REPO_ROOT, hasShellcheck ? { args: ['--require-shellcheck'] } : {});
     expect(result.out).toMatch(
       /^ok: .github\/workflows\/ci\.yml, .github\/workflows\/drift\.yml, .github\/workflows\/refresh-pr\.yml: actionlint 1\.7\.7/m,

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,7 +16,7 @@ import {
 } from '../support/check-metal-fixtures.js';
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
 import { describeName, mlxRepo } from '../support/mlx.js';
-import { git, REPO_ROOT, runCli } from '../support/repos.js';
+import { git, gitAsync, REPO_ROOT, runCli } from '../support/repos.js';
 
 const CONFIG = 'mlx-storage-pr.config.json';
 const lane = await laneToolchain();
@@ -126,14 +125,16 @@ describe('bump and the pinned metal-cpp', () => {
 });
 
 describe.skipIf(mlxRepo().repo === null)(describeName('the shipped config and the real MLX'), () => {
-  it("pins the metal-cpp archive MLX's CMake names at the pinned commit", () => {
+  it("pins the metal-cpp archive MLX's CMake names at the pinned commit", async () => {
     const config = JSON.parse(readFileSync(path.join(REPO_ROOT, CONFIG), 'utf8')) as {
       upstream: { commit: string; metalCpp: { url: string } };
     };
-    const cmake = execFileSync(
-      'git',
-      ['--git-dir', mlxRepo().repo as string, 'show', `${config.upstream.commit}:CMakeLists.txt`],
-      { encoding: 'utf8' },
+    const cmake = await gitAsync(
+      REPO_ROOT,
+      '--git-dir',
+      mlxRepo().repo as string,
+      'show',
+      `${config.upstream.commit}:CMakeLists.txt`,
     );
     expect(metalCppUrl(cmake)).toBe(config.upstream.metalCpp.url);
   });

@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { makeProject, makeUpstream, spawnCliAs, tempDir, unprivilegedRunner } from '../support/repos.js';
 
-const runner = unprivilegedRunner();
+const runner = await unprivilegedRunner();
 const locked: string[] = [];
 
 let upstream: { dir: string; sha: string };
@@ -22,8 +22,8 @@ function run(args: string[]) {
   });
 }
 
-function readOnly(dir: string) {
-  execFileSync('chmod', ['-R', 'a-w', dir]);
+async function readOnly(dir: string) {
+  await execa('chmod', ['-R', 'a-w', dir]);
   locked.push(dir);
 }
 
@@ -33,24 +33,24 @@ function readOnly(dir: string) {
  */
 async function readOnlyAppliedWorkdir(): Promise<string> {
   const workdir = tempDir('msp-ro-');
-  if (!('skip' in runner)) runner.own(workdir);
+  if (!('skip' in runner)) await runner.own(workdir);
   expect((await run(['apply', '--workdir', workdir])).code).toBe(0);
   const template = path.join(project, 'templates/mlx/backend/metal/storage_view.cpp');
   writeFileSync(template, `${readFileSync(template, 'utf8')}// changed\n`);
-  readOnly(workdir);
+  await readOnly(workdir);
   return workdir;
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   if ('skip' in runner) return;
   upstream = makeUpstream();
   project = makeProject(upstream.sha);
   home = tempDir('msp-home-');
-  for (const dir of [upstream.dir, project, home]) runner.own(dir);
+  for (const dir of [upstream.dir, project, home]) await runner.own(dir);
 });
 
-afterEach(() => {
-  for (const dir of locked.splice(0)) execFileSync('chmod', ['-R', 'u+w', dir]);
+afterEach(async () => {
+  for (const dir of locked.splice(0)) await execa('chmod', ['-R', 'u+w', dir]);
 });
 
 describe.skipIf('skip' in runner)(`permission errors${'skip' in runner ? ` (skipped: ${runner.skip})` : ''}`, () => {
@@ -76,7 +76,7 @@ describe.skipIf('skip' in runner)(`permission errors${'skip' in runner ? ` (skip
 
   it('a new workdir in a read-only folder is reported with its path', async () => {
     const parent = tempDir('msp-ro-parent-');
-    if (!('skip' in runner)) runner.own(parent);
+    if (!('skip' in runner)) await runner.own(parent);
     chmodSync(parent, 0o555);
     locked.push(parent);
     const workdir = path.join(parent, 'work');

@@ -4,7 +4,6 @@
  * is a fixture repository, the fork a bare clone of it (as GitHub's fork has
  * the upstream history), reached by path, file URL or over HTTP.
  */
-import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -32,7 +31,17 @@ import {
 } from '../support/fork.js';
 import { startGitHttpServer } from '../support/git-http.js';
 import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
-import { FIXTURES, git, makeProject, makeUpstream, runCli, tempDir, type CliResult } from '../support/repos.js';
+import {
+  FIXTURES,
+  git,
+  gitAsync,
+  makeProject,
+  makeUpstream,
+  runCli,
+  sh,
+  tempDir,
+  type CliResult,
+} from '../support/repos.js';
 
 const BRANCH = 'refs/heads/mlx-storage-pr';
 const LEASE = 'refs/mlx-storage-pr/pushed/mlx-storage-pr';
@@ -65,9 +74,7 @@ describe('pr --push: refreshing the branch on the fork', () => {
     expect(raw).toMatch(/^author Ada Lovelace <ada@example\.invalid> /m);
     expect(raw).toMatch(/^committer Ada Lovelace <ada@example\.invalid> /m);
     // apply's own commit (the tool's identity and fixed date) never reaches the fork.
-    expect(() =>
-      execFileSync('git', ['-C', w.fork, 'cat-file', '-e', `${applied}^{commit}`], { stdio: 'ignore' }),
-    ).toThrow();
+    await expect(gitAsync(w.fork, 'cat-file', '-e', `${applied}^{commit}`)).rejects.toThrow();
     expect(result.json.checks.map((c: { id: string }) => c.id)).toEqual([
       'pr-files',
       'pr-placeholders',
@@ -671,8 +678,7 @@ describe('pr --push: a review fix pushed by hand, brought into the series as the
     expect(refused.code).toBe(3);
     const commands = [...(refused.json.error.hint as string).matchAll(/`(git -C [^`]+)`/g)].map((m) => m[1] as string);
     expect(commands).toHaveLength(2);
-    for (const command of commands)
-      execFileSync('sh', ['-c', command], { env: { ...process.env, ...w.env }, stdio: 'ignore' });
+    for (const command of commands) await sh(command, { env: w.env });
     const exported = await runCli(['export', '--json'], { cwd: w.project, env: w.env });
     expect(exported.code, exported.stderr).toBe(0);
     expect(readFileSync(path.join(w.project, 'templates', file), 'utf8')).toMatch(/\/\/ Reviewed\.\n$/);

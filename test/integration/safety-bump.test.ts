@@ -1,12 +1,11 @@
 /** `bump --abort` keeps the work done during the bump (issue 23, item 2). */
-import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeExportProject, makeExportUpstream, projectFiles } from '../support/export-fixtures.js';
-import { git, runCli } from '../support/repos.js';
+import { git, runCli, sh } from '../support/repos.js';
 
 let upstream: { dir: string; sha: string };
 let project: string;
@@ -62,7 +61,7 @@ describe('bump --abort after work in the bump', () => {
     expect(human).toContain(saved.worktree.restore[0]);
     expect(human).toContain(saved.project.restore[0]);
 
-    for (const command of [...saved.worktree.restore, ...saved.project.restore]) execSync(command, { cwd: project });
+    for (const command of [...saved.worktree.restore, ...saved.project.restore]) await sh(command, { cwd: project });
     const folder = /worktree add --detach (\S+)/.exec(saved.worktree.restore[0])?.[1] as string;
     expect(readFileSync(path.join(folder, NO_METAL), 'utf8')).toBe(later);
     expect(projectFiles(project)).toEqual(exported);

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { projectFiles } from '../support/export-fixtures.js';
@@ -15,17 +15,17 @@ import { git, makeProject, makeUpstream, runCli, snapshot, tempDir } from '../su
  */
 
 const mounted: string[] = [];
-afterEach(() => {
-  for (const dir of mounted.splice(0)) execFileSync('umount', ['-l', dir]);
+afterEach(async () => {
+  for (const dir of mounted.splice(0)) await execa('umount', ['-l', dir]);
 });
 
 /** Mounts a tmpfs of `size` (mount's units: 1m, 512k) on a new folder; the skip reason when that is not possible. */
-function smallDisk(size: string): { dir: string } | { skip: string } {
+async function smallDisk(size: string): Promise<{ dir: string } | { skip: string }> {
   if (process.getuid?.() !== 0) return { skip: 'mounting a tmpfs needs root' };
   const dir = path.join(tempDir('msp-disk-'), 'disk');
   mkdirSync(dir);
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+    await execa('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
   } catch (error) {
     return { skip: `mount -t tmpfs failed: ${String((error as { stderr?: unknown }).stderr ?? error).trim()}` };
   }
@@ -33,8 +33,8 @@ function smallDisk(size: string): { dir: string } | { skip: string } {
   return { dir };
 }
 
-function resize(dir: string, size: string): void {
-  execFileSync('mount', ['-o', `remount,size=${size}`, dir]);
+async function resize(dir: string, size: string): Promise<void> {
+  await execa('mount', ['-o', `remount,size=${size}`, dir]);
 }
 
 /** Fills the disk of `dir` up to `pages` free blocks, with one file. */
@@ -63,7 +63,7 @@ describe('a full disk', () => {
   it(
     'during a cold apply\'s fetch: NO_SPACE (exit 12) naming free space and the command to run, not "the source does not contain the pinned commit"; nothing left behind',
     async (ctx) => {
-      const disk = smallDisk('1m');
+      const disk = await smallDisk('1m');
       if ('skip' in disk) return ctx.skip();
       const upstream = bigUpstream();
       const project = makeProject(upstream.sha);
@@ -84,7 +84,7 @@ describe('a full disk', () => {
   it(
     'during the first checkout: NO_SPACE (exit 12), and once there is space `apply` finishes the checkout',
     async (ctx) => {
-      const disk = smallDisk('3m');
+      const disk = await smallDisk('3m');
       if ('skip' in disk) return ctx.skip();
       const upstream = bigUpstream();
       const project = makeProject(upstream.sha);
@@ -94,7 +94,7 @@ describe('a full disk', () => {
       expect(failed.code, failed.stderr).toBe(12);
       expect((failed.json as ErrorJson).error.code).toBe('NO_SPACE');
 
-      resize(disk.dir, '16m');
+      await resize(disk.dir, '16m');
       const again = await apply();
       expect(again.code, again.stderr).toBe(0);
       const checkout = path.join(disk.dir, 'mlx');
@@ -109,7 +109,7 @@ describe('a full disk', () => {
   it(
     'during the switch of an existing checkout: NO_SPACE (exit 12) and the checkout is as it was (no file half switched); with space, apply switches',
     async (ctx) => {
-      const disk = smallDisk('2m');
+      const disk = await smallDisk('2m');
       if ('skip' in disk) return ctx.skip();
       const upstream = makeUpstream();
       const project = makeProject(upstream.sha);
@@ -131,7 +131,7 @@ describe('a full disk', () => {
       expect((failed.json as ErrorJson).error.code).toBe('NO_SPACE');
       expect(snapshot(checkout)).toBe(before);
 
-      resize(disk.dir, '16m');
+      await resize(disk.dir, '16m');
       const again = await apply();
       expect(again.code, again.stderr).toBe(0);
       expect(readFileSync(path.join(checkout, 'mlx/backend/metal/storage_view.h'), 'utf8')).toContain('int x;');
@@ -142,7 +142,7 @@ describe('a full disk', () => {
   it(
     'while export writes the project: NO_SPACE (exit 12), no project file changed and no draft left; with space, export writes it all',
     async (ctx) => {
-      const disk = smallDisk('1m');
+      const disk = await smallDisk('1m');
       if ('skip' in disk) return ctx.skip();
       const upstream = makeUpstream();
       const project = path.join(disk.dir, 'project');

@@ -1,8 +1,8 @@
 /** `export` onto a template it cannot replace (issue 23, item 13). */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
@@ -15,13 +15,13 @@ const cli = (...args: string[]) => runCli([...args, '--mlx-repo', upstream.dir],
 const SOURCE = 'mlx/backend/metal/storage_view.cpp';
 
 /** Whether this machine can make a file that even root cannot replace (chattr +i on ext4 and the like). */
-function canMakeImmutable(): boolean {
+async function canMakeImmutable(): Promise<boolean> {
   if (process.getuid?.() !== 0) return false;
   try {
     const probe = path.join(project, 'immutable-probe');
     writeFileSync(probe, '');
-    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
-    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    await execa('chattr', ['+i', probe]);
+    await execa('chattr', ['-i', probe]);
     return true;
   } catch {
     return false;
@@ -39,9 +39,9 @@ beforeEach(async () => {
   template = path.join(project, 'templates', SOURCE);
   expect((await cli('apply')).code).toBe(0);
 });
-afterEach(() => {
+afterEach(async () => {
   try {
-    execFileSync('chattr', ['-i', template], { stdio: 'ignore' });
+    await execa('chattr', ['-i', template]);
   } catch {
     // Not made immutable.
   }
@@ -49,11 +49,11 @@ afterEach(() => {
 
 describe('export onto a template that cannot be replaced', () => {
   it('exits 10 naming the template and the permission, and leaves no temporary file in templates/', async (t) => {
-    if (!canMakeImmutable()) t.skip();
+    if (!(await canMakeImmutable())) t.skip();
     const checkoutFile = path.join(project, '.work', 'mlx', SOURCE);
     writeFileSync(checkoutFile, `${readFileSync(checkoutFile, 'utf8')}// an edit\n`);
     const before = listed(path.join(project, 'templates'));
-    execFileSync('chattr', ['+i', template]);
+    await execa('chattr', ['+i', template]);
     const result = await cli('export', '--json');
     expect(result.code, result.stdout).toBe(10);
     expect(result.json.error.message).toContain(template);

@@ -4,11 +4,11 @@
  * the GitHub API), and git's pushInsteadOf rules cannot turn the push to upstream.
  * Issue 37: nor can another path to the MLX source or another spelling of the upstream host.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { makeWorld, pushByHand, refsOf, type World } from '../support/fork.js';
@@ -299,7 +299,7 @@ describe('pr --push: the MLX source through another path', () => {
   it('a bind mount of the source: refused (2)', async (test) => {
     const mountPoint = tempDir('msp-bind-');
     try {
-      execFileSync('mount', ['--bind', w.upstream.dir, mountPoint], { stdio: 'pipe' });
+      await execa('mount', ['--bind', w.upstream.dir, mountPoint]);
     } catch (error) {
       test.skip(`mount --bind needs root and a kernel that allows it here: ${String(error).split('\n')[0]}`);
       return;
@@ -309,7 +309,7 @@ describe('pr --push: the MLX source through another path', () => {
       await expectRefused(`file://${mountPoint}/.git`);
     } finally {
       // Before the temp folders are removed: removing the mount point's files would remove the source's.
-      execFileSync('umount', [mountPoint]);
+      await execa('umount', [mountPoint]);
     }
   });
 

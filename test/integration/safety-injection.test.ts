@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 
+import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
@@ -183,14 +184,13 @@ describe('a branch name git would read as something else', () => {
 
   it('the rules are git check-ref-format --branch, plus HEAD, @ and refs/... refused', async () => {
     const { branchNameProblem } = await import('../../src/core/git-values.js');
-    const { execFileSync } = await import('node:child_process');
     const names = ['a', 'a/b', 'a.b', 'a-b', 'v1.2', 'a..b', 'a.lock', 'a/.b', '.a', 'a.', 'a/', '/a', 'a//b', 'a b'];
     names.push('a~1', 'a^', 'a:b', 'a?', 'a*', 'a[b', 'a\\b', 'a@{b', '@', '-a', 'a\tb', 'naïve', 'a/b.lock/c', 'x@y');
     const extra = new Set(['HEAD', '@', 'refs/heads/main', 'refs/x']);
     for (const name of [...names, ...extra]) {
       let gitTakes = true;
       try {
-        execFileSync('git', ['check-ref-format', '--branch', name], { stdio: 'pipe', cwd: tempDir() });
+        await execa('git', ['check-ref-format', '--branch', name], { cwd: tempDir() });
       } catch {
         gitTakes = false;
       }

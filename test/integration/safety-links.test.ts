@@ -12,9 +12,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { makeExportProject, makeExportUpstream, projectFiles } from '../support/export-fixtures.js';
@@ -105,7 +105,7 @@ describe('export and a FIFO in the checkout', () => {
   it('refuses a FIFO where the series writes a file (exit 1, naming it) instead of waiting on it', async () => {
     const before = projectFiles(project);
     rmSync(path.join(checkout, SOURCE));
-    execFileSync('mkfifo', [path.join(checkout, SOURCE)]);
+    await execa('mkfifo', [path.join(checkout, SOURCE)]);
     const result = await cli('export', '--json');
     expect(result.code, result.stdout).toBe(1);
     expect(result.json.error.code).toBe('EXPORT_REFUSED');

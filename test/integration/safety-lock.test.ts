@@ -1,8 +1,9 @@
 /** A stale lock whose pid now belongs to another process (issue 23, item 16); what is not a lock file at its path, and a zombie owner. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { BIN, makeProject, makeUpstream, runCli } from '../support/repos.js';
@@ -94,12 +95,12 @@ describe('what is at the lock path when it is not a lock file', () => {
   });
   afterEach(() => rmSync(lock(), { recursive: true, force: true }));
 
-  it.each([
-    ['a folder', () => mkdirSync(path.join(lock(), 'inside'), { recursive: true })],
-    ['a FIFO', () => execFileSync('mkfifo', [lock()])],
-    ['a symbolic link', () => symlinkSync('/dev/null', lock())],
+  it.each<[string, () => Promise<unknown>]>([
+    ['a folder', () => Promise.resolve(mkdirSync(path.join(lock(), 'inside'), { recursive: true }))],
+    ['a FIFO', () => execa('mkfifo', [lock()])],
+    ['a symbolic link', () => Promise.resolve(symlinkSync('/dev/null', lock()))],
   ])('%s: a user error naming the path (exit 2), no hang, and it is left in place', async (_what, make) => {
-    make();
+    await make();
     const result = await spawnWithin(['apply', '--mlx-repo', upstream.dir, '--json'], project);
     expect(result.hung, 'the run hung and was killed').toBe(false);
     expect(result.code, result.stderr).toBe(2);
@@ -111,7 +112,7 @@ describe('what is at the lock path when it is not a lock file', () => {
   });
 
   it('status still reports with a FIFO at the lock path (no hang)', async () => {
-    execFileSync('mkfifo', [lock()]);
+    await execa('mkfifo', [lock()]);
     const result = await spawnWithin(['status', '--json'], project);
     expect(result.hung, 'the run hung and was killed').toBe(false);
     expect(result.code, result.stderr).not.toBe(70);

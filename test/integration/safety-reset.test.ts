@@ -1,11 +1,10 @@
 /** `reset` prints restore steps that work, and `status` sees an unmerged conflict (issue 23, items 12 and 17). */
-import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { git, makeProject, makeUpstream, runCli } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, sh } from '../support/repos.js';
 
 let upstream: { dir: string; sha: string };
 let project: string;
@@ -36,9 +35,9 @@ describe('reset: the printed restore steps', () => {
     for (const command of restore) expect(human).toContain(command);
     for (const command of restore) {
       try {
-        execSync(command, { cwd: project, stdio: 'pipe' });
+        await sh(command, { cwd: project });
       } catch (e) {
-        throw new Error(`${command}: ${String((e as { stderr: Buffer }).stderr)} ${git(checkout, 'status')}`);
+        throw new Error(`${command}: ${String((e as { stderr: string }).stderr)} ${git(checkout, 'status')}`);
       }
     }
     expect(readFileSync(path.join(checkout, SERIES_FILE), 'utf8')).toBe(edited);
@@ -52,7 +51,7 @@ describe('status during an unmerged conflict in the checkout', () => {
     writeFileSync(path.join(checkout, SERIES_FILE), 'mine\n');
     expect((await cli('reset')).code).toBe(0);
     // A stash applied onto the pinned commit, which lacks the file: a modify/delete conflict.
-    expect(() => execSync(`git -C ${checkout} stash apply`, { stdio: 'pipe' })).toThrow();
+    await expect(sh(`git -C ${checkout} stash apply`)).rejects.toThrow();
     expect(git(checkout, 'diff', '--name-only', '--diff-filter=U').trim()).toBe(SERIES_FILE);
     const status = await cli('status', '--json');
     expect(status.json.unmerged).toEqual([SERIES_FILE]);

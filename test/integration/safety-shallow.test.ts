@@ -1,11 +1,10 @@
 /** Pushing to a fork that lacks the pinned commit (issue 23, item 14). */
-import { execSync } from 'node:child_process';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { makeWorld, ONLY_PR_TEXT } from '../support/fork.js';
-import { git, runCli, tempDir } from '../support/repos.js';
+import { git, runCli, sh, tempDir } from '../support/repos.js';
 
 describe('pr --push to a fork without the pinned commit', () => {
   it('says the fork has no copy of the pinned commit and prints the commands that sync it (unshallow first)', async () => {
@@ -27,7 +26,7 @@ describe('pr --push to a fork without the pinned commit', () => {
     // The printed commands, run as printed, let the next run push.
     const commands = [...(error.hint as string).matchAll(/`(git -C [^`]+)`/g)].map((m) => m[1] as string);
     expect(commands).toHaveLength(2);
-    for (const command of commands) execSync(command, { stdio: 'pipe', env: { ...process.env, ...w.env } });
+    for (const command of commands) await sh(command, { env: w.env });
     const again = await runCli(['pr', '--push', '--fork', empty, '--json', ...ONLY_PR_TEXT], {
       cwd: w.project,
       env: w.env,

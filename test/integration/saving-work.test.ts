@@ -1,4 +1,3 @@
-import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -7,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/adapters/log.js';
 import { Git } from '../../src/adapters/git.js';
 import { ProcessError } from '../../src/adapters/process-error.js';
-import { git, makeProject, makeUpstream, runCli, snapshot } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, sh, snapshot } from '../support/repos.js';
 
 let upstream: { dir: string; sha: string };
 let project: string;
@@ -59,7 +58,7 @@ describe('apply --force', () => {
     expect(read('mlx/backend/metal/no_metal.cpp')).toContain('// unrelated edit');
     expect(read('notes.txt')).toBe('my notes\n');
 
-    for (const command of saved.restore) execSync(command, { stdio: 'pipe' });
+    for (const command of saved.restore) await sh(command);
     expect(read(SOURCE)).toContain('All rights reserved.');
     expect(read(SOURCE)).toContain('// my note');
     expect(git(checkout, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([
@@ -79,7 +78,7 @@ describe('apply --force', () => {
     expect(saved.untracked).toEqual([SOURCE]);
     const show = saved.restore.find((c) => c.includes(' show '));
     expect(show).toBe(`git -C ${checkout} show ${saved.stash}^3:${SOURCE}`);
-    expect(execSync(show as string, { encoding: 'utf8' })).toBe('// mine\n');
+    expect(await sh(show as string)).toBe('// mine\n');
   });
 
   it("stops with git's reason, changing nothing, when the stash cannot be made", async () => {
@@ -108,7 +107,7 @@ describe('an unmerged index', () => {
     writeFileSync(patch, readFileSync(patch, 'utf8').replace('+Keep the view', '+Always keep the view'));
     const forced = await apply('--force', '--json');
     expect(forced.code, forced.stderr).toBe(0);
-    expect(() => execSync(forced.json.saved.restore[0], { stdio: 'pipe' })).toThrow();
+    await expect(sh(forced.json.saved.restore[0])).rejects.toThrow();
     expect(git(checkout, 'status', '--porcelain')).toContain('UU docs/src/dev/extensions.rst');
   }
 

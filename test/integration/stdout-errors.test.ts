@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 
@@ -9,14 +9,17 @@ import { BIN, git, makeProject, makeUpstream, tempDir } from '../support/repos.j
 describe('a stdout that cannot be written', () => {
   it.skipIf(process.platform !== 'linux')(
     'full (> /dev/full): one line on stderr naming stdout and the error, exit 1, no stack trace',
-    () => {
+    async () => {
       const full = openSync('/dev/full', 'w');
       try {
-        const result = spawnSync(process.execPath, [BIN, 'doctor', 'apply', '--json'], {
+        const child = spawn(process.execPath, [BIN, 'doctor', 'apply', '--json'], {
           stdio: ['ignore', full, 'pipe'],
-          encoding: 'utf8',
           env: { ...process.env, MLX_STORAGE_PR_WORKDIR: tempDir() },
         });
+        let stderr = '';
+        child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+        const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        const result = { status, stderr };
         expect(result.status).toBe(1);
         expect(result.stderr).toMatch(/cannot write to stdout: ENOSPC/);
         expect(result.stderr).not.toMatch(/\n\s+at /);

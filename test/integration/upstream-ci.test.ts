@@ -38,7 +38,7 @@ describe.skipIf(!hasTools)(
         expect(text).toMatch(/^BUILD_SHARED_LIBS:\w+=ON$/m);
         expect(text).toMatch(/^CMAKE_COMPILE_WARNING_AS_ERROR:\w+=ON$/m);
       }
-    }, 300_000);
+    });
 
     it.skipIf(!existsSync('/usr/bin/g++-11'))(
       "builds both trees with g++-11, MLX's Linux CI compiler, when it is on PATH, and names it in the report",
@@ -57,7 +57,6 @@ describe.skipIf(!hasTools)(
         expect(other.json.compiler).toMatchObject({ command: 'g++', chosenBy: 'cxx' });
         expect(other.json.buildDir).not.toBe(result.json.buildDir);
       },
-      300_000,
     );
 
     it('fails on a warning in the series that the default build lets through', async () => {
@@ -71,6 +70,6 @@ describe.skipIf(!hasTools)(
       expect(ci.code).toBe(1);
       expect(ci.json.error.code).toBe('BUILD_FAILED');
       expect(ci.json.error.message).toContain('a new warning');
-    }, 300_000);
+    });
   },
 );

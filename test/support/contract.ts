@@ -1,11 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { realpathSync, symlinkSync } from 'node:fs';
-import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import { PassThrough } from 'node:stream';
 
 import { main } from '../../src/cli.js';
-import { BIN, tempDir } from './repos.js';
+import { BIN, pathWith } from './repos.js';
 
 /**
  * Keys whose values are sentences for people (messages, hints, fixes, titles,
@@ -214,8 +213,5 @@ export async function runTable(
 
 /** A folder holding only a link to git: as PATH, a machine without any other tool. */
 export function gitOnlyPath(): string {
-  const gitBinary = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  const dir = tempDir('msp-bin-');
-  symlinkSync(gitBinary, path.join(dir, 'git'));
-  return dir;
+  return pathWith('git');
 }

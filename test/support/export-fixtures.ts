@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+
+import { execa } from 'execa';
 
 import { makeProject, makeUpstream, runCli, tempDir } from './repos.js';
 
@@ -30,11 +31,11 @@ export function projectFiles(project: string): Record<string, string> {
 }
 
 /** The tree id of a working folder as it is (tracked, changed and untracked files), made in a separate index. */
-export function workingTree(dir: string): string {
-  const env = { ...process.env, GIT_INDEX_FILE: path.join(tempDir('msp-index-'), 'index') };
-  execFileSync('git', ['read-tree', 'HEAD'], { cwd: dir, env });
-  execFileSync('git', ['add', '-A'], { cwd: dir, env });
-  return execFileSync('git', ['write-tree'], { cwd: dir, env, encoding: 'utf8' }).trim();
+export async function workingTree(dir: string): Promise<string> {
+  const env = { GIT_INDEX_FILE: path.join(tempDir('msp-index-'), 'index') };
+  await execa('git', ['read-tree', 'HEAD'], { cwd: dir, env });
+  await execa('git', ['add', '-A'], { cwd: dir, env });
+  return (await execa('git', ['write-tree'], { cwd: dir, env })).stdout.trim();
 }
 
 /** The tree `apply` makes from the project in a new workdir: what a fresh checkout of the series holds. */
@@ -42,8 +43,5 @@ export async function freshApplyTree(project: string, mlxRepo: string): Promise<
   const workdir = tempDir('msp-fresh-');
   const result = await runCli(['apply', '--workdir', workdir, '--mlx-repo', mlxRepo], { cwd: project });
   if (result.code !== 0) throw new Error(`apply in a fresh workdir failed (${result.code}):\n${result.stderr}`);
-  return execFileSync('git', ['rev-parse', 'HEAD^{tree}'], {
-    cwd: path.join(workdir, 'mlx'),
-    encoding: 'utf8',
-  }).trim();
+  return (await execa('git', ['rev-parse', 'HEAD^{tree}'], { cwd: path.join(workdir, 'mlx') })).stdout.trim();
 }

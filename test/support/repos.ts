@@ -1,10 +1,21 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
+import { execa } from 'execa';
 import { afterAll } from 'vitest';
 
 import { main } from '../../src/cli.js';
@@ -40,18 +51,55 @@ export function tempDir(prefix = 'msp-test-'): string {
   return dir;
 }
 
+/** Runs a command line as it is printed for people (through sh), leaving the test's event loop free; its stdout. */
+export async function sh(
+  command: string,
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<string> {
+  const { stdout } = await execa('sh', ['-c', command], { ...options, stripFinalNewline: false });
+  return stdout;
+}
+
+/** Where `program` is on this machine's PATH, as `command -v` finds it, without starting a process. */
+export function which(program: string): string {
+  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir || '.', program);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  throw new Error(`${program} is not on PATH`);
+}
+
+/** Whether `program` is on this machine's PATH. */
+export function onPath(program: string): boolean {
+  try {
+    which(program);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A PATH that holds only the named programs of this machine (symlinked into a temp folder). */
 export function pathWith(...programs: string[]): string {
   const bin = tempDir('msp-bin-');
-  for (const program of programs) {
-    const found = execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim();
-    symlinkSync(found, path.join(bin, program));
-  }
+  for (const program of programs) symlinkSync(which(program), path.join(bin, program));
   return bin;
 }
 
+/** A short git command in a fixture's setup (synchronous: a few milliseconds; long ones use `gitAsync`). */
 export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
+}
+
+/** A git command that can take a while (clone, fetch, a loop of commits): the test's event loop stays free. */
+export async function gitAsync(dir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await execa('git', args, { cwd: dir, env: GIT_ENV, stripFinalNewline: false });
+  return stdout;
 }
 
 /** A real git repository made from a fixture folder (after `prepare` edits it), with one commit. */
@@ -159,11 +207,11 @@ const UNPRIVILEGED = 65534;
  * them) through `setpriv` as nobody, otherwise as the user itself. Null with
  * the reason when neither is possible.
  */
-export function unprivilegedRunner(): { prefix: string[]; own: (dir: string) => void } | { skip: string } {
-  if (process.getuid?.() !== 0) return { prefix: [], own: () => {} };
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-  } catch {
+export async function unprivilegedRunner(): Promise<
+  { prefix: string[]; own: (dir: string) => Promise<void> } | { skip: string }
+> {
+  if (process.getuid?.() !== 0) return { prefix: [], own: async () => {} };
+  if (!onPath('setpriv')) {
     return {
       skip: 'running as root, which ignores file permissions, and setpriv (util-linux) is not installed to drop privileges',
     };
@@ -171,17 +219,23 @@ export function unprivilegedRunner(): { prefix: string[]; own: (dir: string) => 
   const prefix = ['setpriv', `--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', '--'];
   try {
     // The dropped user must be able to run the tool itself: a project inside a private folder is out of its reach.
-    execFileSync(
-      prefix[0]!,
-      [...prefix.slice(1), process.execPath, '-e', `require('node:fs').accessSync(${JSON.stringify(BIN)})`],
-      { stdio: 'ignore' },
-    );
+    await execa(prefix[0]!, [
+      ...prefix.slice(1),
+      process.execPath,
+      '-e',
+      `require('node:fs').accessSync(${JSON.stringify(BIN)})`,
+    ]);
   } catch {
     return {
       skip: `running as root, and the unprivileged user (uid ${UNPRIVILEGED}) cannot read ${BIN}: a parent folder is private; put the project where other users can read it to run these`,
     };
   }
-  return { prefix, own: (dir) => execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]) };
+  return {
+    prefix,
+    own: async (dir) => {
+      await execa('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]);
+    },
+  };
 }
 
 /** Runs the built CLI as a separate process behind `prefix` (e.g. setpriv). */

@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+
+import { execa } from 'execa';
 
 import { tempDir } from './repos.js';
 
@@ -20,16 +21,16 @@ export function stage<T>(folders: () => string[], make: () => T | Promise<T>): (
     const dirs = folders();
     if (saved !== undefined) {
       const { copy } = saved;
-      dirs.forEach((dir, i) => {
+      for (const [i, dir] of dirs.entries()) {
         rmSync(dir, { recursive: true, force: true });
         // `cp -a` keeps modes, links and times (Ninja decides what to rebuild by the times).
-        execFileSync('cp', ['-a', path.join(copy, String(i)), dir]);
-      });
+        await execa('cp', ['-a', path.join(copy, String(i)), dir]);
+      }
       return saved.value;
     }
     const value = await make();
     const copy = tempDir('msp-stage-');
-    dirs.forEach((dir, i) => execFileSync('cp', ['-a', dir, path.join(copy, String(i))]));
+    for (const [i, dir] of dirs.entries()) await execa('cp', ['-a', dir, path.join(copy, String(i))]);
     saved = { copy, value };
     return value;
   };

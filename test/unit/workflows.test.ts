@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -160,18 +160,20 @@ function parseOutputs(text: string): Record<string, string> {
  * Runs a `run:` block as GitHub does (bash -eo pipefail) after `prelude` (shell functions standing in for
  * commands), with $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY as files. Returns the exit code, output and files.
  */
-function runStep(
+async function runStep(
   script: string,
   options: { cwd?: string; env?: Record<string, string>; prelude?: string; path?: string } = {},
-): { code: number | null; stdout: string; stderr: string; outputs: Record<string, string>; summary: string } {
+): Promise<{ code: number | null; stdout: string; stderr: string; outputs: Record<string, string>; summary: string }> {
   const dir = tempDir('msp-step-');
   const output = path.join(dir, 'output');
   const summary = path.join(dir, 'summary');
   writeFileSync(output, '');
   writeFileSync(summary, '');
-  const result = spawnSync('bash', ['-eo', 'pipefail', '-c', `${options.prelude ?? ''}\n${script}`], {
+  const result = await execa('bash', ['-eo', 'pipefail', '-c', `${options.prelude ?? ''}\n${script}`], {
     cwd: options.cwd ?? REPO_ROOT,
-    encoding: 'utf8',
+    reject: false,
+    stripFinalNewline: false,
+    extendEnv: false,
     env: {
       PATH: `${options.path ? `${options.path}:` : ''}${process.env['PATH'] ?? ''}`,
       HOME: process.env['HOME'] ?? '/tmp',
@@ -182,7 +184,7 @@ function runStep(
     },
   });
   return {
-    code: result.status,
+    code: result.exitCode ?? null,
     stdout: result.stdout,
     stderr: result.stderr,
     outputs: parseOutputs(readFileSync(output, 'utf8')),
@@ -489,7 +491,7 @@ describe('ci.yml', () => {
     expect(ciRun).toMatch(/apt-get install[^\n]*(\\\n[^\n]*)*\bshellcheck\b/);
   });
 
-  it('#10 lints once per run (eslint, prettier, the workflow lint), not in every Node leg, and every Node leg runs the tests', () => {
+  it('#10 lints once per run (eslint, prettier, the workflow lint), not in every Node leg, and every Node leg runs the tests', async () => {
     let lint = 0;
     let workflowLint = 0;
     const testedOn: unknown[] = [];
@@ -505,9 +507,12 @@ describe('ci.yml', () => {
             npm: `printf 'npm %s\\n' "$*" >> "${calls}"`,
             npx: `printf 'npx %s\\n' "$*" >> "${calls}"`,
           });
-          const result = runStep(asString(interpolate(s.run, context(SCENARIOS['a push to main']('ci'), { matrix }))), {
-            path: bin,
-          });
+          const result = await runStep(
+            asString(interpolate(s.run, context(SCENARIOS['a push to main']('ci'), { matrix }))),
+            {
+              path: bin,
+            },
+          );
           expect(result.code, `${id}: ${result.stderr}`).toBe(0);
           const lines = readFileSync(calls, 'utf8').split('\n');
           lint += lines.filter((l) => l === 'npm run lint' || (l === 'npm test' && testScriptLints)).length;
@@ -519,7 +524,7 @@ describe('ci.yml', () => {
     expect(testedOn.sort()).toEqual((job('tool-tests').strategy?.matrix['node'] as number[]).slice().sort());
   });
 
-  it('#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy)', () => {
+  it('#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy)', async () => {
     const upstream = makeUpstream();
     for (const n of [1, 2]) {
       writeFileSync(path.join(upstream.dir, `f${n}`), `${n}\n`);
@@ -534,15 +539,15 @@ describe('ci.yml', () => {
     );
     const fetch = step('mlx-linux', (s) => /git init --quiet --bare "\$MLX_REPO"/.test(s.run ?? ''));
     const repo = path.join(dir, 'mlx.git');
-    const result = runStep(fetch.run as string, { cwd: dir, env: { PIN: pin, MLX_REPO: repo } });
+    const result = await runStep(fetch.run as string, { cwd: dir, env: { PIN: pin, MLX_REPO: repo } });
     expect(result.code, result.stderr).toBe(0);
-    expect(
-      execFileSync('git', ['--git-dir', repo, 'rev-parse', '--is-shallow-repository'], { encoding: 'utf8' }).trim(),
-    ).toBe('false');
-    expect(execFileSync('git', ['--git-dir', repo, 'rev-list', '--count', pin], { encoding: 'utf8' }).trim()).toBe('3');
+    expect((await execa('git', ['--git-dir', repo, 'rev-parse', '--is-shallow-repository'])).stdout.trim()).toBe(
+      'false',
+    );
+    expect((await execa('git', ['--git-dir', repo, 'rev-list', '--count', pin])).stdout.trim()).toBe('3');
   });
 
-  it('#6 the e2e step fails when an end-to-end test skipped (describe.skipIf passes silently otherwise); a skip outside test/e2e does not', () => {
+  it('#6 the e2e step fails when an end-to-end test skipped (describe.skipIf passes silently otherwise); a skip outside test/e2e does not', async () => {
     const e2e = step('mlx-linux', (s) => s.id === 'e2e');
     const report = (file: string, status: string) =>
       JSON.stringify({
@@ -556,15 +561,15 @@ describe('ci.yml', () => {
       });
     // vitest stands in: it writes the JSON report it is asked for, and passes.
     const prelude = `npx() { for a in "$@"; do case "$a" in --outputFile.json=*) printf '%s' "$REPORT" > "\${a#*=}";; esac; done; }`;
-    const at = (rep: string) => {
+    const at = async (rep: string) => {
       const logDir = tempDir('msp-e2e-log-');
-      return runStep(e2e.run as string, { prelude, env: { REPORT: rep, LOG_DIR: logDir } });
+      return await runStep(e2e.run as string, { prelude, env: { REPORT: rep, LOG_DIR: logDir } });
     };
-    const skipped = at(report('test/e2e/check-mlx.test.ts', 'skipped'));
+    const skipped = await at(report('test/e2e/check-mlx.test.ts', 'skipped'));
     expect(skipped.code).not.toBe(0);
     expect(skipped.stdout + skipped.stderr).toContain('check on the real MLX');
-    expect(at(report('test/e2e/check-mlx.test.ts', 'passed')).code).toBe(0);
-    expect(at(report('test/unit/workflows.test.ts', 'skipped')).code).toBe(0);
+    expect((await at(report('test/e2e/check-mlx.test.ts', 'passed'))).code).toBe(0);
+    expect((await at(report('test/unit/workflows.test.ts', 'skipped'))).code).toBe(0);
   });
 
   it('runs the e2e tests on the real MLX one file at a time, then verify without the PR text, and keeps the logs of a failure', () => {
@@ -728,7 +733,7 @@ describe('ci.yml', () => {
     expect(mac.steps.indexOf(check)).toBeGreaterThan(mac.steps.indexOf(step('macos', (s) => s.id === 'metal')));
   });
 
-  it('#7 metal-cpp comes from upstream.metalCpp: an unset sha256 warns with the hash, a wrong one fails, the right one passes; only a pinned hash is cached', () => {
+  it('#7 metal-cpp comes from upstream.metalCpp: an unset sha256 warns with the hash, a wrong one fails, the right one passes; only a pinned hash is cached', async () => {
     const pin = step('mlx-linux', (s) => s.id === 'metal-cpp');
     const cache = step('mlx-linux', (s) => s.uses?.split('@')[0] === 'actions/cache');
     const fetch = step('mlx-linux', (s) => /sha256sum/.test(s.run ?? ''));
@@ -736,33 +741,33 @@ describe('ci.yml', () => {
     const sha256 = createHash('sha256').update(zip).digest('hex');
     const archive = path.join(tempDir('msp-metal-cpp-archive-'), 'metal-cpp_26.zip');
     writeFileSync(archive, zip);
-    const at = (pinned: string | undefined) => {
+    const at = async (pinned: string | undefined) => {
       const dir = tempDir('msp-metal-cpp-ci-');
       const metalCpp = { url: `file://${archive}`, ...(pinned === undefined ? {} : { sha256: pinned }) };
       writeFileSync(path.join(dir, 'mlx-storage-pr.config.json'), JSON.stringify({ upstream: { metalCpp } }));
-      const outputs = runStep(pin.run as string, { cwd: dir }).outputs;
+      const outputs = (await runStep(pin.run as string, { cwd: dir })).outputs;
       const cached = runs(cache.if, { steps: { 'metal-cpp': { outputs } } });
-      execFileSync('mkdir', ['-p', path.join(dir, '.work', 'metal-cpp')]);
+      mkdirSync(path.join(dir, '.work', 'metal-cpp'), { recursive: true });
       const env = {
         URL: outputs['url'] ?? '',
         SHA256: outputs['sha256'] ?? '',
         METAL_CPP_DIR: path.join(dir, '.work', 'metal-cpp'),
       };
-      return { dir, cached, result: runStep(fetch.run as string, { cwd: dir, env }) };
+      return { dir, cached, result: await runStep(fetch.run as string, { cwd: dir, env }) };
     };
 
-    const unset = at(undefined);
+    const unset = await at(undefined);
     expect(unset.result.code, unset.result.stderr).toBe(0);
     expect(unset.result.stdout).toContain(`::warning::metal-cpp file://${archive} has sha256 ${sha256}`);
     expect(unset.result.stdout).toContain(`set upstream.metalCpp.sha256 to ${sha256}`);
     expect(unset.cached).toBe(false);
 
-    const wrong = at('0'.repeat(64));
+    const wrong = await at('0'.repeat(64));
     expect(wrong.result.code).toBe(1);
     expect(wrong.result.stdout).toContain(`::error::metal-cpp file://${archive} has sha256 ${sha256}`);
     expect(existsSync(path.join(wrong.dir, '.work', 'metal-cpp.zip'))).toBe(false);
 
-    const right = at(sha256);
+    const right = await at(sha256);
     expect(right.result.code, right.result.stderr).toBe(0);
     expect(right.result.stdout).not.toContain('::warning::');
     expect(existsSync(path.join(right.dir, '.work', 'metal-cpp', 'metal-cpp', 'Metal', 'Metal.hpp'))).toBe(true);
@@ -810,7 +815,7 @@ describe('drift.yml', () => {
     return project;
   }
 
-  it('#12 checks each release at or above the pinned version that is neither the pin nor before it (the latest tag can be older than the pin)', () => {
+  it('#12 checks each release at or above the pinned version that is neither the pin nor before it (the latest tag can be older than the pin)', async () => {
     const project = upstreamWithReleases((dir, c) => {
       git(dir, 'tag', 'v0.9.0', c.c1 as string);
       git(dir, 'tag', 'v1.0.5', c.c1 as string); // a version above the pin's, but before it
@@ -820,23 +825,23 @@ describe('drift.yml', () => {
       git(dir, 'tag', 'v2.0.0rc1', c.side as string);
       git(dir, 'tag', 'nightly', c.after as string);
     });
-    const result = runStep(refs.run as string, { cwd: project });
+    const result = await runStep(refs.run as string, { cwd: project });
     expect(result.code, result.stderr).toBe(0);
     expect(result.outputs).toEqual({ branch: 'trunk', tags: 'v1.1.0 v2.0.0' });
   });
 
-  it('#12 with no release after the pin, checks the default branch only and says "no release after the pin" (the lookup exited 1)', () => {
+  it('#12 with no release after the pin, checks the default branch only and says "no release after the pin" (the lookup exited 1)', async () => {
     const project = upstreamWithReleases((dir, c) => {
       git(dir, 'tag', 'v0.9.0', c.c1 as string);
       git(dir, 'tag', 'v1.0.0', c.pin as string);
     });
-    const result = runStep(refs.run as string, { cwd: project });
+    const result = await runStep(refs.run as string, { cwd: project });
     expect(result.code, result.stderr).toBe(0);
     expect(result.outputs).toEqual({ branch: 'trunk', tags: '' });
     expect(result.summary).toContain('no release after the pin');
-    const argv = runCheck(0, '', { BRANCH: 'trunk', TAGS: '' });
+    const argv = await runCheck(0, '', { BRANCH: 'trunk', TAGS: '' });
     expect(argv.calls).toEqual(['node bin/mlx-storage-pr.js check --against trunk --markdown']);
-    const both = runCheck(0, '', { BRANCH: 'trunk', TAGS: 'v1.1.0 v2.0.0' });
+    const both = await runCheck(0, '', { BRANCH: 'trunk', TAGS: 'v1.1.0 v2.0.0' });
     expect(both.calls).toEqual(['node bin/mlx-storage-pr.js check --against trunk v1.1.0 v2.0.0 --markdown']);
   });
 
@@ -849,11 +854,15 @@ describe('drift.yml', () => {
   ].join('\n');
 
   /** The check step with the tool standing in: it prints `report` and exits `code`. */
-  function runCheck(code: number, report: string, env: Record<string, string> = { BRANCH: 'main', TAGS: 'v1.1.0' }) {
+  async function runCheck(
+    code: number,
+    report: string,
+    env: Record<string, string> = { BRANCH: 'main', TAGS: 'v1.1.0' },
+  ) {
     const calls = path.join(tempDir('msp-calls-'), 'calls');
     writeFileSync(calls, '');
     const prelude = `node() { printf '%s\\n' "node $*" >> "$CALLS"; printf '%s\\n' "$REPORT"; return "$CODE"; }`;
-    const result = runStep(check.run as string, {
+    const result = await runStep(check.run as string, {
       prelude,
       cwd: tempDir('msp-drift-run-'),
       env: { ...env, CALLS: calls, REPORT: report, CODE: String(code) },
@@ -863,12 +872,13 @@ describe('drift.yml', () => {
       steps: { [check.id as string]: { outputs: result.outputs } },
     });
     const fails =
-      runs(verdict.if, ctx) && runStep(verdict.run as string, { env: stepEnv(wf, drift, verdict, ctx) }).code !== 0;
+      runs(verdict.if, ctx) &&
+      (await runStep(verdict.run as string, { env: stepEnv(wf, drift, verdict, ctx) })).code !== 0;
     return { ...result, fails, calls: readFileSync(calls, 'utf8').trim().split('\n') };
   }
 
-  it('#11 drift (exit 4): an ::error:: and the report in the summary and the log, and the run fails', () => {
-    const result = runCheck(4, REPORT);
+  it('#11 drift (exit 4): an ::error:: and the report in the summary and the log, and the run fails', async () => {
+    const result = await runCheck(4, REPORT);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^::error[^\n]*::/m);
     expect(result.summary).toContain(REPORT);
@@ -877,8 +887,8 @@ describe('drift.yml', () => {
     expect(result.fails).toBe(true);
   });
 
-  it('#11 any other failure: "could not run (exit N)" in the summary and a ::warning::, not an empty summary like drift; the run still fails', () => {
-    const result = runCheck(2, 'fatal: could not read from remote');
+  it('#11 any other failure: "could not run (exit N)" in the summary and a ::warning::, not an empty summary like drift; the run still fails', async () => {
+    const result = await runCheck(2, 'fatal: could not read from remote');
     expect(result.summary).toContain('could not run (exit 2)');
     expect(result.stdout).toMatch(/^::warning[^\n]*::/m);
     expect(result.stdout).not.toMatch(/^::error/m);
@@ -886,8 +896,8 @@ describe('drift.yml', () => {
     expect(result.fails).toBe(true);
   });
 
-  it('#11 a patch that needed a three-way merge: a ::warning:: naming the ref; the run passes', () => {
-    const result = runCheck(0, REPORT);
+  it('#11 a patch that needed a three-way merge: a ::warning:: naming the ref; the run passes', async () => {
+    const result = await runCheck(0, REPORT);
     expect(result.stdout).toMatch(/^::warning[^\n]*::[^\n]*\bmain\b/m);
     expect(result.stdout).not.toMatch(/^::warning[^\n]*::[^\n]*v1\.1\.0/m);
     expect(result.summary).toContain(REPORT);
@@ -912,23 +922,23 @@ describe('drift.yml', () => {
     expect(at({ drift: 'true' }, 'failure', true), 'cancelled').toBe(false);
   });
 
-  it('#13 the issue job creates the drift issue once, then updates it (body and a comment) on later drift', () => {
+  it('#13 the issue job creates the drift issue once, then updates it (body and a comment) on later drift', async () => {
     const [, job] = issueJob() as [string, Job];
     const script = job.steps.map((s) => s.run ?? '').join('\n');
     const needs = { drift: { result: 'failure', outputs: { drift: 'true', report: REPORT } } };
     const ctx = context(SCENARIOS['a schedule'](wf.name), { needs });
     const env = Object.assign({}, ...job.steps.map((s) => stepEnv(wf, job, s, ctx))) as Record<string, string>;
-    const gh = (open: string) => {
+    const gh = async (open: string) => {
       const calls = path.join(tempDir('msp-calls-'), 'calls');
       writeFileSync(calls, '');
       const prelude = `gh() { printf '%s\\n' "gh $*" >> "$CALLS"; if [ "$1 $2" = "issue list" ]; then printf '%s' "$OPEN"; fi; }`;
-      const result = runStep(script, { prelude, env: { ...env, CALLS: calls, OPEN: open } });
+      const result = await runStep(script, { prelude, env: { ...env, CALLS: calls, OPEN: open } });
       expect(result.code, result.stderr).toBe(0);
       return readFileSync(calls, 'utf8').trim().split('\n');
     };
-    const none = gh('');
+    const none = await gh('');
     expect(none.filter((c) => c.startsWith('gh issue create'))).toHaveLength(1);
-    const again = gh('7');
+    const again = await gh('7');
     expect(again.filter((c) => c.startsWith('gh issue create'))).toHaveLength(0);
     expect(again.some((c) => c.startsWith('gh issue edit 7'))).toBe(true);
     expect(again.some((c) => c.startsWith('gh issue comment 7'))).toBe(true);
@@ -956,11 +966,13 @@ describe('refresh-pr.yml', () => {
     GIT_COMMITTER_NAME: 'A',
     GIT_COMMITTER_EMAIL: 'a@b',
   };
-  const argv = (env: Record<string, string>) =>
-    execFileSync('bash', ['-euo', 'pipefail', '-c', `node() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`], {
-      encoding: 'utf8',
-      env: { PATH: process.env['PATH'], ...IDENTITY, ...env },
-    })
+  const argv = async (env: Record<string, string>) =>
+    (
+      await execa('bash', ['-euo', 'pipefail', '-c', `node() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`], {
+        extendEnv: false,
+        env: { PATH: process.env['PATH'], ...IDENTITY, ...env },
+      })
+    ).stdout
       .trim()
       .split('\n');
 
@@ -1018,12 +1030,12 @@ describe('refresh-pr.yml', () => {
     expect(JSON.stringify(find)).not.toContain('secrets.');
   });
 
-  it('#4 the lookup of the push run: a passed run is reused, a running one is waited for, a failed or missing one means run ci.yml', () => {
+  it('#4 the lookup of the push run: a passed run is reused, a running one is waited for, a failed or missing one means run ci.yml', async () => {
     const [, find] = findJob() as [string, Job];
     const ctx = context(SCENARIOS['a dispatch from main'](wf.name));
     const look = find.steps.find((s) => s.id === 'push-run') as Step;
     // gh stands in: each call prints the next of the runs listed in $RUNS (one JSON array per line).
-    const at = (runsJson: string[], extra: Record<string, string> = {}) => {
+    const at = async (runsJson: string[], extra: Record<string, string> = {}) => {
       const state = path.join(tempDir('msp-gh-'), 'n');
       writeFileSync(state, '0');
       const bin = stubBin({
@@ -1031,20 +1043,20 @@ describe('refresh-pr.yml', () => {
         sleep: 'exit 0',
       });
       const env = { ...stepEnv(wf, find, look, ctx), RUNS: runsJson.join('\n'), POLL_SECONDS: '0', ...extra };
-      const result = runStep(look.run as string, { env, path: bin });
+      const result = await runStep(look.run as string, { env, path: bin });
       expect(result.code, result.stderr).toBe(0);
       return { passed: result.outputs['passed'], calls: Number(readFileSync(state, 'utf8')) };
     };
     const run = (status: string, conclusion: string) => JSON.stringify([{ status, conclusion, url: 'https://x/1' }]);
-    expect(at([run('completed', 'success')]).passed).toBe('true');
-    expect(at([run('completed', 'failure')]).passed).toBe('false');
-    expect(at(['[]']).passed).toBe('false');
-    const waited = at([run('in_progress', ''), run('queued', ''), run('completed', 'success')]);
+    expect((await at([run('completed', 'success')])).passed).toBe('true');
+    expect((await at([run('completed', 'failure')])).passed).toBe('false');
+    expect((await at(['[]'])).passed).toBe('false');
+    const waited = await at([run('in_progress', ''), run('queued', ''), run('completed', 'success')]);
     expect(waited).toEqual({ passed: 'true', calls: 3 });
-    expect(at([run('in_progress', ''), run('in_progress', '')], { WAIT_MINUTES: '0' }).passed).toBe('false');
+    expect((await at([run('in_progress', ''), run('in_progress', '')], { WAIT_MINUTES: '0' })).passed).toBe('false');
   });
 
-  it('#2 the job with the token installs without lifecycle scripts, builds, and runs the tool from bin/ (npx would fetch a name nobody owns)', () => {
+  it('#2 the job with the token installs without lifecycle scripts, builds, and runs the tool from bin/ (npx would fetch a name nobody owns)', async () => {
     const calls = path.join(tempDir('msp-calls-'), 'calls');
     writeFileSync(calls, '');
     const ctx = context(SCENARIOS['a dispatch from main'](wf.name), {
@@ -1052,7 +1064,7 @@ describe('refresh-pr.yml', () => {
       inputs: { open: false },
     });
     for (const s of refresh.steps.filter((x) => x.run !== undefined)) {
-      const result = runStep(s.run as string, {
+      const result = await runStep(s.run as string, {
         prelude: recorders('npm', 'npx', 'node', 'git'),
         env: { ...stepEnv(wf, refresh, s, ctx), CALLS: calls },
       });
@@ -1087,7 +1099,7 @@ describe('refresh-pr.yml', () => {
     expect(push.run).not.toContain('secrets.');
   });
 
-  it('runs pr --push on the fork from the variables, with --open only when the input asks', () => {
+  it('runs pr --push on the fork from the variables, with --open only when the input asks', async () => {
     expect(push.env).toMatchObject({
       FORK: '${{ vars.MLX_PR_FORK }}',
       BRANCH: '${{ vars.MLX_PR_BRANCH }}',
@@ -1099,14 +1111,17 @@ describe('refresh-pr.yml', () => {
     });
     const fork = 'https://github.com/alice/mlx.git';
     const base = ['bin/mlx-storage-pr.js', 'pr', '--push', '--fork', fork, '--skip'];
-    expect(argv({ FORK: fork, BRANCH: '', OPEN: 'false' }).slice(0, base.length)).toEqual(base);
-    expect(argv({ FORK: fork, BRANCH: '', OPEN: 'false' })).not.toContain('--open');
-    expect(argv({ FORK: fork, BRANCH: '', OPEN: 'true' }).at(-1)).toBe('--open');
-    expect(argv({ FORK: fork, BRANCH: 'metal-view', OPEN: 'false' }).slice(-2)).toEqual(['--branch', 'metal-view']);
-    expect(() => argv({ FORK: '', BRANCH: '', OPEN: 'true' })).toThrow();
+    expect((await argv({ FORK: fork, BRANCH: '', OPEN: 'false' })).slice(0, base.length)).toEqual(base);
+    expect(await argv({ FORK: fork, BRANCH: '', OPEN: 'false' })).not.toContain('--open');
+    expect((await argv({ FORK: fork, BRANCH: '', OPEN: 'true' })).at(-1)).toBe('--open');
+    expect((await argv({ FORK: fork, BRANCH: 'metal-view', OPEN: 'false' })).slice(-2)).toEqual([
+      '--branch',
+      'metal-view',
+    ]);
+    await expect(argv({ FORK: '', BRANCH: '', OPEN: 'true' })).rejects.toThrow();
   });
 
-  it('#3 stops before the push when an author or committer variable is empty (git would push `Ann Dev <>`), naming the variable', () => {
+  it('#3 stops before the push when an author or committer variable is empty (git would push `Ann Dev <>`), naming the variable', async () => {
     const fork = 'https://github.com/alice/mlx.git';
     const identity = {
       GIT_AUTHOR_NAME: 'A',
@@ -1115,27 +1130,29 @@ describe('refresh-pr.yml', () => {
       GIT_COMMITTER_EMAIL: 'a@b',
     };
     const base = { FORK: fork, BRANCH: '', OPEN: 'false' };
-    expect(argv({ ...base, ...identity })[0]).toBe('bin/mlx-storage-pr.js');
+    expect((await argv({ ...base, ...identity }))[0]).toBe('bin/mlx-storage-pr.js');
     for (const [variable, env] of [
       ['MLX_PR_AUTHOR_NAME', 'GIT_AUTHOR_NAME'],
       ['MLX_PR_AUTHOR_EMAIL', 'GIT_AUTHOR_EMAIL'],
     ]) {
-      const result = spawnSync(
+      const result = await execa(
         'bash',
         ['-euo', 'pipefail', '-c', `node() { printf '%s\\n' "$@"; }\n${push.run ?? ''}`],
         {
-          encoding: 'utf8',
+          reject: false,
+          stripFinalNewline: false,
+          extendEnv: false,
           env: { PATH: process.env['PATH'], ...base, ...identity, [env as string]: '' },
         },
       );
-      expect(result.status, variable).toBe(1);
+      expect(result.exitCode, variable).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain(`Set the variable ${variable}`);
     }
   });
 
-  it('leaves out exactly the checks that CI ran on this commit, so the PR text is checked here', () => {
-    const out = argv({ FORK: 'x', BRANCH: '', OPEN: 'false' });
+  it('leaves out exactly the checks that CI ran on this commit, so the PR text is checked here', async () => {
+    const out = await argv({ FORK: 'x', BRANCH: '', OPEN: 'false' });
     const skipped = out.slice(out.indexOf('--skip') + 1).filter((a) => !a.startsWith('--'));
     const ciVerify = load('ci.yml').jobs['mlx-linux']?.steps.find((s) => s.id === 'verify')?.run ?? '';
     expect(ciVerify).toMatch(/verify .*--skip pr-text /);
@@ -1151,12 +1168,16 @@ const mlx = mlxRepo();
 const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mlx-storage-pr.config.json'), 'utf8')) as {
   upstream: { commit: string };
 };
-const atPin = (file: string) =>
-  execFileSync('git', ['-C', mlx.repo as string, 'show', `${config.upstream.commit}:${file}`], { encoding: 'utf8' });
+const atPin = async (file: string) =>
+  (
+    await execa('git', ['-C', mlx.repo as string, 'show', `${config.upstream.commit}:${file}`], {
+      stripFinalNewline: false,
+    })
+  ).stdout;
 
 describe.skipIf(mlx.repo === null)(describeName("ci.yml against MLX's CI at the pinned commit"), () => {
-  const upstreamWorkflow = () =>
-    parse(atPin('.github/workflows/build_and_test.yml')) as {
+  const upstreamWorkflow = async () =>
+    parse(await atPin('.github/workflows/build_and_test.yml')) as {
       jobs: Record<string, { 'runs-on': string; strategy: { matrix: Record<string, unknown> } }>;
     };
   const macMatrix = () =>
@@ -1169,14 +1190,14 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml against MLX's CI at the 
     (macMatrix().include?.find((i) => i.toolkit === toolkit)?.['cmake-args'] ?? '').split(/\s+/).filter(Boolean);
   const setup = () => atPin('.github/actions/setup/action.yml');
 
-  it("#9 builds every deployment target of MLX's mac_build, with every toolkit", () => {
-    const upstream = upstreamWorkflow().jobs['mac_build']?.strategy.matrix as Record<string, string[]>;
+  it("#9 builds every deployment target of MLX's mac_build, with every toolkit", async () => {
+    const upstream = (await upstreamWorkflow()).jobs['mac_build']?.strategy.matrix as Record<string, string[]>;
     expect([...(macMatrix().target ?? [])].sort()).toEqual([...(upstream['macos-target'] ?? [])].sort());
     expect([...(macMatrix().toolkit ?? [])].sort()).toEqual([...(upstream['toolkit'] ?? [])].sort());
   });
 
-  it("#8 the Linux leg meant to match MLX's runs on the runner, the apt packages and the CMake of MLX's Linux cpu leg", () => {
-    const build = upstreamWorkflow().jobs['build_and_test'] as { 'runs-on': string };
+  it("#8 the Linux leg meant to match MLX's runs on the runner, the apt packages and the CMake of MLX's Linux cpu leg", async () => {
+    const build = (await upstreamWorkflow()).jobs['build_and_test'] as { 'runs-on': string };
     const runner = evaluate(build['runs-on'], { matrix: { os: 'Linux', arch: 'x86_64', toolkit: 'cpu' } });
     const wf = load('ci.yml');
     const legs = Object.values(wf.jobs).filter(
@@ -1185,7 +1206,7 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml against MLX's CI at the 
     expect(legs).toHaveLength(1);
     const leg = legs[0] as Job;
     expect(leg['runs-on']).toBe(runner);
-    const setupYaml = parse(setup()) as { runs: { steps: Array<{ name?: string; run?: string }> } };
+    const setupYaml = parse(await setup()) as { runs: { steps: Array<{ name?: string; run?: string }> } };
     const linux = setupYaml.runs.steps.find((s) => s.name === 'Install Linux dependencies')?.run ?? '';
     const packagesOf = (script: string) =>
       (/apt-get install((?:[^\n]*\\\n)*[^\n]*)/.exec(script)?.[1] ?? '')
@@ -1195,12 +1216,12 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml against MLX's CI at the 
     expect(mlxPackages.length).toBeGreaterThan(3);
     const ours = leg.steps.flatMap((s) => packagesOf(s.run ?? ''));
     for (const p of mlxPackages) expect(ours, p).toContain(p);
-    expect(setup()).toMatch(/pip install cmake/);
+    expect(await setup()).toMatch(/pip install cmake/);
   });
 
-  it("runs the C++ tests with the Metal environment of MLX's test-macos action", () => {
+  it("runs the C++ tests with the Metal environment of MLX's test-macos action", async () => {
     const upstream = (
-      parse(atPin('.github/actions/test-macos/action.yml')) as {
+      parse(await atPin('.github/actions/test-macos/action.yml')) as {
         runs: { steps: Array<{ name?: string; env?: Record<string, unknown> }> };
       }
     ).runs.steps.find((s) => s.name === 'Run tests')?.env;
@@ -1212,8 +1233,8 @@ describe.skipIf(mlx.repo === null)(describeName("ci.yml against MLX's CI at the 
     }
   });
 
-  it('configures the JIT and Metal-off legs with the CMake arguments of MLX setup action', () => {
-    const text = setup();
+  it('configures the JIT and Metal-off legs with the CMake arguments of MLX setup action', async () => {
+    const text = await setup();
     const jit = /toolkit == 'jit' \}\} ; then\s+cmakeArgs\+=\(([^)]*)\)/.exec(text)?.[1];
     expect(jit).toBeDefined();
     const upstreamJit = [

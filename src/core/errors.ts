@@ -1,6 +1,6 @@
 import { constants as osConstants } from 'node:os';
 
-/** Exit codes. The README documents them; keep the two in sync. */
+/** Exit codes. docs/exit-codes.md documents them; test/unit/docs-exit-codes.test.ts keeps the two in step. */
 export const ExitCode = {
   ok: 0,
   failure: 1,

@@ -67,7 +67,7 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
   const token = tokenFrom(ctx.env);
   if (token === null)
     throw new UserError('TOKEN_MISSING', '--open needs a GitHub token in GH_TOKEN or GITHUB_TOKEN.', {
-      hint: 'Create a token that may create pull requests in the upstream repository (classic: public_repo) and set GH_TOKEN; README "Opening the pull request" lists which tokens work. Or leave out --open and open the pull request once by hand: each refresh of the branch updates it.',
+      hint: 'Create a token that may create pull requests in the upstream repository (classic: public_repo) and set GH_TOKEN; docs/pull-request.md, "Opening the pull request", lists which tokens work. Or leave out --open and open the pull request once by hand: each refresh of the branch updates it.',
     });
 
   const upstreamRepo = githubRepoOf(parseRepoLocation(ctx.config.upstream.url, ctx.cwd));

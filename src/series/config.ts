@@ -165,7 +165,7 @@ export function parseConfig(raw: unknown, file: string): Config {
       'CONFIG_INVALID',
       `${file} has the old shape: the Metal files are named by variables (metal_test_file, source_path, ...) instead of "roles", and the derived variables are built in. The same config in the current shape:\n${JSON.stringify(old, null, 2)}`,
       {
-        hint: `Replace ${path.basename(file)} with the config printed above (it renders the same files); README: "The project files".`,
+        hint: `Replace ${path.basename(file)} with the config printed above (it renders the same files); docs/project-files.md says what each key means.`,
         details: { file, migrated: old },
       },
     );

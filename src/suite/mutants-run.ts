@@ -95,7 +95,7 @@ export async function mutantsNotApplicable(ctx: Context): Promise<string | null>
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
   if (text === null)
-    return `not applicable: no ${MUTANTS_FILE} in the project (README: "Mutants" says how to list edits the tests must catch)`;
+    return `not applicable: no ${MUTANTS_FILE} in the project (docs/metal.md, "Mutants", says how to list edits the tests must catch)`;
   return parseMutants(text, file, templateVariables(ctx.config)).length === 0
     ? `not applicable: no mutants in ${MUTANTS_FILE}`
     : null;

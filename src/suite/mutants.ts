@@ -58,7 +58,7 @@ export function parseMutants(text: string, file: string, variables: Variables): 
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new UserError('CONFIG_INVALID', `${file} is invalid:\n  ${problems.join('\n  ')}`, {
-      hint: 'Each mutant needs name, file, find, replace and why, and may name its judge (README: "Mutants").',
+      hint: 'Each mutant needs name, file, find, replace and why, and may name its judge (docs/metal.md, "Mutants").',
     });
   }
   const seen = new Set<string>();

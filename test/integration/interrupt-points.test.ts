@@ -80,7 +80,7 @@ async function repeat(
   return failed;
 }
 
-/** What every interrupted run must show: exit 130, the report the README promises, no lock or fetch folder left. */
+/** What every interrupted run must show: exit 130, the report docs/safety.md promises, no lock or fetch folder left. */
 function interrupted(command: string, workdir: () => string, alsoRunning?: RegExp) {
   return (r: Outcome): string | null => {
     if (r.code !== 130) return 'exit code is not 130';

@@ -3,7 +3,7 @@ import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
 import { helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, noSpaceErrorFrom, permissionErrorFrom, processFailed } from './core/errors.js';
-import { mapJsonStrings } from './core/json.js';
+import { failureReport, INTERNAL_HINT, mapJsonStrings } from './core/json.js';
 import { redactUrls } from './core/redact.js';
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
@@ -58,14 +58,16 @@ function helpWidth(stdout: Io['stdout']): number {
 
 const USAGE_HINT = 'Run `mlx-storage-pr --help` for usage.';
 
-/** A usage error: the message on stderr and, under --json, one JSON object on stdout. */
-function usageFailure(io: Io, given: string, hint: string = USAGE_HINT): number {
+/**
+ * A usage error: the message on stderr and, under --json, one JSON object on stdout.
+ * `command` is the command the line named, or null.
+ */
+function usageFailure(io: Io, command: string | null, given: string, hint: string = USAGE_HINT): number {
   const message = redactUrls(given);
   const dashdash = io.argv.indexOf('--');
   if ((dashdash < 0 ? io.argv : io.argv.slice(0, dashdash)).includes('--json')) {
-    io.stdout.write(
-      `${JSON.stringify({ ok: false, error: { code: 'USAGE', message, hint, details: null } }, null, 2)}\n`,
-    );
+    const report = { ok: false, command, error: { code: 'USAGE', message, hint, details: null } };
+    io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
   io.stderr.write(`error: ${message}\nhint: ${hint}\n`);
   return ExitCode.usage;
@@ -121,7 +123,7 @@ const TOP_DESCRIBE =
 /** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
 export async function main(io: Io): Promise<number> {
   const misplaced = misplacedCMakeArguments(io.argv);
-  if (misplaced) return usageFailure(io, misplaced);
+  if (misplaced) return usageFailure(io, commandNamed(io.argv[0]), misplaced);
   const dashdash = io.argv.indexOf('--');
   const before = dashdash < 0 ? io.argv : io.argv.slice(0, dashdash);
   const word = io.argv[0];
@@ -141,14 +143,14 @@ export async function main(io: Io): Promise<number> {
         declared: topDeclarations(),
       });
     }
-    if (word === undefined || word.startsWith('-')) return usageFailure(io, 'Name a command; see --help.');
+    if (word === undefined || word.startsWith('-')) return usageFailure(io, null, 'Name a command; see --help.');
     // A near name (a typo) is suggested; a word far from every command is not.
     const near = closestName(
       word,
       commands.map((c) => c.name.split(' ')[0] as string),
     );
     const guess = near !== null && editDistance(word, near) <= 2 ? `. Did you mean ${near}?` : '';
-    return usageFailure(io, `Unknown command: ${word}${guess}`);
+    return usageFailure(io, null, `Unknown command: ${word}${guess}`);
   }
   const declared = spec.builder(withGlobalOptions(new Declarations())) as unknown as Declarations;
   if (before.includes('--help'))
@@ -158,10 +160,15 @@ export async function main(io: Io): Promise<number> {
   try {
     args = parseArguments(declared, io.argv.slice(1)) as GlobalArgs;
   } catch (error) {
-    if (error instanceof CommandLineError) return usageFailure(io, error.message);
+    if (error instanceof CommandLineError) return usageFailure(io, spec.name.split(' ')[0] as string, error.message);
     throw error;
   }
   return execute(spec.name.split(' ')[0] as string, spec.run, args, io);
+}
+
+/** The command `word` names, or null. */
+function commandNamed(word: string | undefined): string | null {
+  return COMMAND_MODULES.some(([name]) => name === word) ? (word as string) : null;
 }
 
 function topDeclarations(): Declarations {
@@ -215,27 +222,13 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
       : (noSpaceErrorFrom(caught, { command: name }) ??
         permissionErrorFrom(caught) ??
         (caught instanceof ProcessError ? processFailed(caught) : caught));
+    if (json) io.stdout.write(`${JSON.stringify(mapJsonStrings(failureReport(name, error), redactUrls), null, 2)}\n`);
     if (isUserError(error)) {
-      if (json) {
-        const payload = {
-          ok: false,
-          error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null },
-        };
-        io.stdout.write(`${JSON.stringify(mapJsonStrings(payload, redactUrls), null, 2)}\n`);
-      }
       io.stderr.write(redactUrls(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`));
       return error.exitCode;
     }
     const err = error as Error;
-    if (json)
-      io.stdout.write(
-        `${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: redactUrls(err.message) } }, null, 2)}\n`,
-      );
-    io.stderr.write(
-      redactUrls(
-        `internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`,
-      ),
-    );
+    io.stderr.write(redactUrls(`internal error: ${err.stack ?? String(err)}\n${INTERNAL_HINT}\n`));
     return ExitCode.internal;
   }
 }

@@ -86,7 +86,7 @@ describe('option values are checked before anything runs', () => {
   it('a usage error under --json prints one JSON object', async () => {
     const result = await run('apply', '--bogus-flag', '--json');
     expect(result.code).toBe(2);
-    expect(Object.keys(result.json)).toEqual(['ok', 'error']);
+    expect(Object.keys(result.json)).toEqual(['ok', 'command', 'error']);
     expect(result.json.error).toMatchObject({
       code: 'USAGE',
       hint: 'Run `mlx-storage-pr --help` for usage.',

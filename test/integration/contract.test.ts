@@ -151,26 +151,27 @@ describe('every command', () => {
     const rows = Object.fromEntries(COMMANDS.map((c) => [c, [c, '--mlx-repo', upstream.dir]]));
     expect(byOutcome(await runTable(rows, (args) => runJson(args, { cwd: broken, names: names(broken) }))))
       .toMatchInlineSnapshot(`
-      {
-        "apply, status, reset, test, doctor, format, check-metal, verify": {
-          "code": 7,
-          "json": {
-            "error": {
-              "code": "CONFIG_INVALID",
-              "details": {
-                "file": "<project>/mlx-storage-pr.config.json",
-                "problems": [
-                  "<text>",
-                ],
+        {
+          "apply, status, reset, test, doctor, format, check-metal, verify": {
+            "code": 7,
+            "json": {
+              "command": "<command>",
+              "error": {
+                "code": "CONFIG_INVALID",
+                "details": {
+                  "file": "<project>/mlx-storage-pr.config.json",
+                  "problems": [
+                    "<text>",
+                  ],
+                },
+                "hint": "<text>",
+                "message": "<text>",
               },
-              "hint": "<text>",
-              "message": "<text>",
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-      }
-    `);
+        }
+      `);
   });
 
   it('exits 7 on a config that is not JSON, an unknown template variable, a series naming a missing patch and a path out of the checkout', async () => {
@@ -199,6 +200,7 @@ describe('every command', () => {
         "not JSON": {
           "code": 7,
           "json": {
+            "command": "apply",
             "error": {
               "code": "CONFIG_INVALID",
               "details": {
@@ -215,6 +217,7 @@ describe('every command', () => {
         "path escapes": {
           "code": 7,
           "json": {
+            "command": "apply",
             "error": {
               "code": "PATH_ESCAPES_CHECKOUT",
               "details": {
@@ -230,6 +233,7 @@ describe('every command', () => {
         "series names a missing patch": {
           "code": 7,
           "json": {
+            "command": "apply",
             "error": {
               "code": "SERIES_INVALID",
               "details": null,
@@ -242,6 +246,7 @@ describe('every command', () => {
         "unknown variable": {
           "code": 7,
           "json": {
+            "command": "apply",
             "error": {
               "code": "TEMPLATE_VARIABLE",
               "details": {
@@ -339,6 +344,7 @@ describe('every command', () => {
         "test, format": {
           "code": 1,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "NOT_APPLIED",
               "details": null,
@@ -403,6 +409,7 @@ describe('every command', () => {
         "apply, status, reset, test, format": {
           "code": 5,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "CHECKOUT_INVALID",
               "details": null,
@@ -655,6 +662,7 @@ describe("apply, status and reset through a checkout's life", () => {
         "apply": {
           "code": 3,
           "json": {
+            "command": "apply",
             "error": {
               "code": "DIRTY_CHECKOUT",
               "details": {
@@ -751,6 +759,7 @@ describe("apply, status and reset through a checkout's life", () => {
         "apply": {
           "code": 3,
           "json": {
+            "command": "apply",
             "error": {
               "code": "FOREIGN_HEAD",
               "details": {
@@ -914,6 +923,7 @@ describe("apply, status and reset through a checkout's life", () => {
           "3way": {
             "code": 4,
             "json": {
+              "command": "apply",
               "error": {
                 "code": "PATCH_CONFLICT",
                 "details": {
@@ -937,6 +947,7 @@ describe("apply, status and reset through a checkout's life", () => {
           "apply": {
             "code": 4,
             "json": {
+              "command": "apply",
               "error": {
                 "code": "PATCH_CONFLICT",
                 "details": {
@@ -1023,6 +1034,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
         "missing": {
           "code": 5,
           "json": {
+            "command": "apply",
             "error": {
               "code": "SOURCE_UNREACHABLE",
               "details": null,
@@ -1035,6 +1047,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
         "no commit": {
           "code": 5,
           "json": {
+            "command": "apply",
             "error": {
               "code": "COMMIT_NOT_FOUND",
               "details": {
@@ -1098,6 +1111,7 @@ describe('apply and status when the MLX source or the pin changes', () => {
         "apply": {
           "code": 4,
           "json": {
+            "command": "apply",
             "error": {
               "code": "PATCH_CONFLICT",
               "details": {
@@ -1240,6 +1254,7 @@ describe('the workdir lock', () => {
         "apply, apply --force, apply --dry-run, reset": {
           "code": 6,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "LOCKED",
               "details": {
@@ -1344,6 +1359,7 @@ describe('pr: the branch on the fork', () => {
         "before apply": {
           "code": 1,
           "json": {
+            "command": "pr",
             "error": {
               "code": "NOT_APPLIED",
               "details": null,
@@ -1356,6 +1372,7 @@ describe('pr: the branch on the fork', () => {
         "no --push, no --fork": {
           "code": 2,
           "json": {
+            "command": "pr",
             "error": {
               "code": "USAGE",
               "details": null,
@@ -1438,6 +1455,7 @@ describe('pr: the branch on the fork', () => {
         "edits in the checkout": {
           "code": 3,
           "json": {
+            "command": "pr",
             "error": {
               "code": "DIRTY_CHECKOUT",
               "details": {
@@ -1454,6 +1472,7 @@ describe('pr: the branch on the fork', () => {
         "failing check": {
           "code": 1,
           "json": {
+            "command": "pr",
             "error": {
               "code": "CHECK_FAILED",
               "details": {
@@ -1472,6 +1491,7 @@ describe('pr: the branch on the fork', () => {
         "never pushed by the tool": {
           "code": 3,
           "json": {
+            "command": "pr",
             "error": {
               "code": "BRANCH_NOT_PUSHED_BY_TOOL",
               "details": {
@@ -1491,6 +1511,7 @@ describe('pr: the branch on the fork', () => {
         "placeholders": {
           "code": 1,
           "json": {
+            "command": "pr",
             "error": {
               "code": "PR_TEXT_INCOMPLETE",
               "details": {
@@ -1512,6 +1533,7 @@ describe('pr: the branch on the fork', () => {
         "upstream": {
           "code": 2,
           "json": {
+            "command": "pr",
             "error": {
               "code": "PUSH_TARGET_UPSTREAM",
               "details": {
@@ -1576,6 +1598,7 @@ describe('pr: the branch on the fork', () => {
         "refused": {
           "code": 3,
           "json": {
+            "command": "pr",
             "error": {
               "code": "BRANCH_MOVED",
               "details": {
@@ -1651,29 +1674,30 @@ describe.skipIf(!hasBuildTools)(
     it('test without --offline: the download hosts cannot be reached (1, DOWNLOADS_UNREACHABLE, before CMake runs)', async () => {
       await applied();
       expect(await run('test')).toMatchInlineSnapshot(`
-      {
-        "code": 1,
-        "json": {
-          "error": {
-            "code": "DOWNLOADS_UNREACHABLE",
-            "details": {
-              "buildDir": "<project>/.work/build-release-<key>",
-              "hosts": [
-                {
-                  "file": "tests/CMakeLists.txt",
-                  "reason": "ECONNREFUSED",
-                  "target": "127.0.0.1:9",
-                  "url": "http://127.0.0.1:9/doctest.git",
-                },
-              ],
+        {
+          "code": 1,
+          "json": {
+            "command": "test",
+            "error": {
+              "code": "DOWNLOADS_UNREACHABLE",
+              "details": {
+                "buildDir": "<project>/.work/build-release-<key>",
+                "hosts": [
+                  {
+                    "file": "tests/CMakeLists.txt",
+                    "reason": "ECONNREFUSED",
+                    "target": "127.0.0.1:9",
+                    "url": "http://127.0.0.1:9/doctest.git",
+                  },
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
             },
-            "hint": "<text>",
-            "message": "<text>",
+            "ok": false,
           },
-          "ok": false,
-        },
-      }
-    `);
+        }
+      `);
     });
 
     it('test --offline: builds, runs and classifies every case against the baseline (0)', async () => {
@@ -2026,6 +2050,7 @@ describe.skipIf(!hasBuildTools)(
           "--tests (no match)": {
             "code": 2,
             "json": {
+              "command": "test",
               "error": {
                 "code": "USAGE",
                 "details": {
@@ -2051,22 +2076,23 @@ describe.skipIf(!hasBuildTools)(
       const out = await run('test', '--offline');
       rmSync(lock);
       expect(out).toMatchInlineSnapshot(`
-      {
-        "code": 6,
-        "json": {
-          "error": {
-            "code": "LOCKED",
-            "details": {
-              "lock": "<project>/.work/.lock",
-              "pid": "<number>",
+        {
+          "code": 6,
+          "json": {
+            "command": "test",
+            "error": {
+              "code": "LOCKED",
+              "details": {
+                "lock": "<project>/.work/.lock",
+                "pid": "<number>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
             },
-            "hint": "<text>",
-            "message": "<text>",
+            "ok": false,
           },
-          "ok": false,
-        },
-      }
-    `);
+        }
+      `);
     });
 
     it('test with no build tools on PATH (9, TOOL_MISSING)', async () => {
@@ -2077,6 +2103,7 @@ describe.skipIf(!hasBuildTools)(
         {
           "code": 9,
           "json": {
+            "command": "test",
             "error": {
               "code": "TOOL_MISSING",
               "details": {
@@ -2309,22 +2336,23 @@ describe.skipIf(!hasBuildTools)(
       write('templates/tests/new_tests.cpp', `${MUL_TEST}\nint broken( {\n`);
       expect((await run('apply')).code).toBe(0);
       expect(await run('test', '--offline')).toMatchInlineSnapshot(`
-      {
-        "code": 1,
-        "json": {
-          "error": {
-            "code": "BUILD_FAILED",
-            "details": {
-              "errors": "<array>",
-              "log": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+        {
+          "code": 1,
+          "json": {
+            "command": "test",
+            "error": {
+              "code": "BUILD_FAILED",
+              "details": {
+                "errors": "<array>",
+                "log": "<project>/.work/build-release-<key>/mlx-storage-pr-build.log",
+              },
+              "hint": "<text>",
+              "message": "<text>",
             },
-            "hint": "<text>",
-            "message": "<text>",
+            "ok": false,
           },
-          "ok": false,
-        },
-      }
-    `);
+        }
+      `);
     });
 
     // verify takes --upstream-ci as pr does: its build items then build as MLX's Linux CI does.
@@ -2363,6 +2391,7 @@ describe.skipIf(!hasBuildTools)(
           "with --sanitize": {
             "code": 2,
             "json": {
+              "command": "verify",
               "error": {
                 "code": "USAGE",
                 "details": null,
@@ -2580,6 +2609,7 @@ describe.skipIf(!hasTwinTools)(
         {
           "code": 2,
           "json": {
+            "command": "test",
             "error": {
               "code": "USAGE",
               "details": null,
@@ -3276,22 +3306,23 @@ describe.skipIf(!cmakeFormat)(
       rmSync(lock);
       expect(readFileSync(header, 'utf8')).toBe(before);
       expect(out).toMatchInlineSnapshot(`
-      {
-        "code": 6,
-        "json": {
-          "error": {
-            "code": "LOCKED",
-            "details": {
-              "lock": "<project>/.work/.lock",
-              "pid": "<number>",
+        {
+          "code": 6,
+          "json": {
+            "command": "format",
+            "error": {
+              "code": "LOCKED",
+              "details": {
+                "lock": "<project>/.work/.lock",
+                "pid": "<number>",
+              },
+              "hint": "<text>",
+              "message": "<text>",
             },
-            "hint": "<text>",
-            "message": "<text>",
+            "ok": false,
           },
-          "ok": false,
-        },
-      }
-    `);
+        }
+      `);
     });
   },
 );
@@ -3338,9 +3369,28 @@ describe('check-metal without clang >= 19', () => {
     );
     expect(byOutcome(out)).toMatchInlineSnapshot(`
       {
-        "check-metal, --self-test": {
+        "--self-test": {
           "code": 9,
           "json": {
+            "command": "check-metal",
+            "error": {
+              "code": "TOOL_MISSING",
+              "details": {
+                "checks": [
+                  "metal-clang: fail, required, fix",
+                  "metal-libcxx: not-checked, required, fix",
+                ],
+              },
+              "hint": "<text>",
+              "message": "<text>",
+            },
+            "ok": false,
+          },
+        },
+        "check-metal": {
+          "code": 9,
+          "json": {
+            "command": "<command>",
             "error": {
               "code": "TOOL_MISSING",
               "details": {
@@ -3398,6 +3448,7 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
       {
         "code": 1,
         "json": {
+          "command": "check-metal",
           "error": {
             "code": "NOT_APPLIED",
             "details": null,
@@ -3414,33 +3465,35 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
     expect((await applied()).code).toBe(0);
     expect({ download: await run('check-metal'), '--metal-cpp': await run('check-metal', '--metal-cpp', FIXTURES) })
       .toMatchInlineSnapshot(`
-      {
-        "--metal-cpp": {
-          "code": 9,
-          "json": {
-            "error": {
-              "code": "TOOL_MISSING",
-              "details": null,
-              "hint": "<text>",
-              "message": "<text>",
+        {
+          "--metal-cpp": {
+            "code": 9,
+            "json": {
+              "command": "check-metal",
+              "error": {
+                "code": "TOOL_MISSING",
+                "details": null,
+                "hint": "<text>",
+                "message": "<text>",
+              },
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-        "download": {
-          "code": 9,
-          "json": {
-            "error": {
-              "code": "TOOL_MISSING",
-              "details": null,
-              "hint": "<text>",
-              "message": "<text>",
+          "download": {
+            "code": 9,
+            "json": {
+              "command": "check-metal",
+              "error": {
+                "code": "TOOL_MISSING",
+                "details": null,
+                "hint": "<text>",
+                "message": "<text>",
+              },
+              "ok": false,
             },
-            "ok": false,
           },
-        },
-      }
-    `);
+        }
+      `);
   });
 
   it('the PR TUs type-check against a stand-in metal-cpp (0)', async () => {
@@ -3639,6 +3692,7 @@ describe.skipIf(lane.toolchain === null)(skipName('check-metal with clang >= 19 
         "locked": {
           "code": 6,
           "json": {
+            "command": "check-metal",
             "error": {
               "code": "LOCKED",
               "details": {
@@ -4113,6 +4167,7 @@ describe('check', () => {
         "--jobs 0": {
           "code": 2,
           "json": {
+            "command": "check",
             "error": {
               "code": "USAGE",
               "details": null,
@@ -4125,6 +4180,7 @@ describe('check', () => {
         "--offline without --build": {
           "code": 2,
           "json": {
+            "command": "check",
             "error": {
               "code": "USAGE",
               "details": null,
@@ -4137,6 +4193,7 @@ describe('check', () => {
         "no --against": {
           "code": 2,
           "json": {
+            "command": "check",
             "error": {
               "code": "USAGE",
               "details": null,
@@ -4149,6 +4206,7 @@ describe('check', () => {
         "unknown ref": {
           "code": 5,
           "json": {
+            "command": "check",
             "error": {
               "code": "REF_NOT_FOUND",
               "details": {
@@ -4244,6 +4302,7 @@ describe('export and bump through edits and a pin move', () => {
         "bump --continue, bump --abort": {
           "code": 2,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "NO_BUMP",
               "details": null,
@@ -4256,6 +4315,7 @@ describe('export and bump through edits and a pin move', () => {
         "export": {
           "code": 1,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "NOT_APPLIED",
               "details": null,
@@ -4268,6 +4328,7 @@ describe('export and bump through edits and a pin move', () => {
         "export (invalid config), bump --to x (invalid config)": {
           "code": 7,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "CONFIG_INVALID",
               "details": {
@@ -4285,6 +4346,7 @@ describe('export and bump through edits and a pin move', () => {
         "export --no-such-option, bump --no-such-option, bump, bump --to x --continue": {
           "code": 2,
           "json": {
+            "command": "<command>",
             "error": {
               "code": "USAGE",
               "details": null,
@@ -4341,6 +4403,7 @@ describe('export and bump through edits and a pin move', () => {
         "ambiguous value": {
           "code": 1,
           "json": {
+            "command": "export",
             "error": {
               "code": "EXPORT_REFUSED",
               "details": {
@@ -4422,6 +4485,7 @@ describe('export and bump through edits and a pin move', () => {
         "apply": {
           "code": 3,
           "json": {
+            "command": "apply",
             "error": {
               "code": "BUMP_IN_PROGRESS",
               "details": null,
@@ -4463,6 +4527,7 @@ describe('export and bump through edits and a pin move', () => {
         "bump --continue before export": {
           "code": 4,
           "json": {
+            "command": "bump",
             "error": {
               "code": "BUMP_CONFLICT",
               "details": {
@@ -4500,6 +4565,7 @@ describe('export and bump through edits and a pin move', () => {
         "bump --to main": {
           "code": 4,
           "json": {
+            "command": "bump",
             "error": {
               "code": "BUMP_CONFLICT",
               "details": {
@@ -4556,6 +4622,7 @@ describe('export and bump through edits and a pin move', () => {
         "bump --to main again": {
           "code": 3,
           "json": {
+            "command": "bump",
             "error": {
               "code": "BUMP_IN_PROGRESS",
               "details": null,
@@ -4671,6 +4738,7 @@ describe('export and bump through edits and a pin move', () => {
         "bump --to no-such-ref": {
           "code": 5,
           "json": {
+            "command": "bump",
             "error": {
               "code": "COMMIT_NOT_FOUND",
               "details": {

@@ -1,7 +1,7 @@
 import { packageVersion } from './adapters/package-root.js';
 import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
-import { helpText, type HelpSection } from './core/help-text.js';
+import { commandList, helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, noSpaceErrorFrom, permissionErrorFrom, processFailed } from './core/errors.js';
 import { failureReport, INTERNAL_HINT, mapJsonStrings } from './core/json.js';
 import { redactUrls } from './core/redact.js';
@@ -95,14 +95,17 @@ function withGlobalOptions(y: Argv) {
   return y
     .option('mlx-repo', {
       type: 'string',
+      placeholder: 'url|path',
       describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)',
     })
     .option('workdir', {
       type: 'string',
+      placeholder: 'dir',
       describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)',
     })
     .option('project', {
       type: 'string',
+      placeholder: 'dir',
       describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/',
     })
     .option('json', {
@@ -122,40 +125,46 @@ const TOP_DESCRIBE =
 
 /** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
 export async function main(io: Io): Promise<number> {
+  // `help [command]` is `[command] --help`, as in git and gh.
+  if (io.argv[0] === 'help') return main({ ...io, argv: [...io.argv.slice(1, 2), '--help', ...io.argv.slice(2)] });
   const misplaced = misplacedCMakeArguments(io.argv);
   if (misplaced) return usageFailure(io, commandNamed(io.argv[0]), misplaced);
   const dashdash = io.argv.indexOf('--');
   const before = dashdash < 0 ? io.argv : io.argv.slice(0, dashdash);
+  const wantsHelp = before.includes('--help') || before.includes('-h');
+  const wantsVersion = before.includes('--version') || before.includes('-v');
   const word = io.argv[0];
-  if (!COMMAND_MODULES.some(([name]) => name === word) && before.includes('--version') && !before.includes('--help'))
-    return version(io);
+  if (commandNamed(word) === null && wantsVersion && !wantsHelp) return version(io);
   // Anything else than a command first (an option, a typo, nothing) loads them all, for the
   // list of commands and the nearest name.
   const commands = await loadCommands(word);
   const spec = commands.length === 1 ? commands[0] : undefined;
   if (spec === undefined) {
-    if (before.includes('--help')) {
-      const rows = commands.map((c) => [`${TOOL} ${c.name}`, c.describe] as const);
+    const rows = commands.map((c) => [c.name.split(' ')[0] as string, c.describe] as const);
+    const named = word !== undefined && !word.startsWith('-');
+    if (wantsHelp && !named)
       return printHelp(io, {
         usage: `${TOOL} <command> [options]`,
         describe: TOP_DESCRIBE,
-        commands: rows,
+        commands: rows.map(([name, describe]) => [`${TOOL} ${name}`, describe] as const),
         declared: topDeclarations(),
       });
+    if (!named) {
+      io.stderr.write(`usage: ${TOOL} <command> [options]\n\nCommands:\n${commandList(rows, 110).join('\n')}\n\n`);
+      return usageFailure(io, null, 'Name a command.', `Run \`${TOOL} help <command>\` for its options and examples.`);
     }
-    if (word === undefined || word.startsWith('-')) return usageFailure(io, null, 'Name a command; see --help.');
-    // A near name (a typo) is suggested; a word far from every command is not.
+    // A near name (a typo, or capitals) is suggested; a word far from every command is not.
+    const lower = word.toLowerCase();
     const near = closestName(
-      word,
-      commands.map((c) => c.name.split(' ')[0] as string),
+      lower,
+      rows.map(([name]) => name),
     );
-    const guess = near !== null && editDistance(word, near) <= 2 ? `. Did you mean ${near}?` : '';
+    const guess = near !== null && editDistance(lower, near) <= 2 ? `. Did you mean ${near}?` : '';
     return usageFailure(io, null, `Unknown command: ${word}${guess}`);
   }
   const declared = spec.builder(withGlobalOptions(new Declarations())) as unknown as Declarations;
-  if (before.includes('--help'))
-    return printHelp(io, { usage: `${TOOL} ${spec.name}`, describe: spec.describe, declared });
-  if (before.includes('--version')) return version(io);
+  if (wantsHelp) return printHelp(io, { usage: `${TOOL} ${spec.name}`, describe: spec.describe, declared });
+  if (wantsVersion) return version(io);
   let args: GlobalArgs;
   try {
     args = parseArguments(declared, io.argv.slice(1)) as GlobalArgs;

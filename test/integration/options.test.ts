@@ -79,8 +79,8 @@ describe('option values are checked before anything runs', () => {
     const typo = await run('aply', '--json');
     expect(typo.code).toBe(2);
     expect(typo.json.error).toMatchObject({ code: 'USAGE', message: 'Unknown command: aply. Did you mean apply?' });
-    expect((await run('help', '--json')).json.error.message).toBe('Unknown command: help');
-    expect((await run('--json')).json.error.message).toBe('Name a command; see --help.');
+    expect((await run('zzz-nothing', '--json')).json.error.message).toBe('Unknown command: zzz-nothing');
+    expect((await run('--json')).json.error.message).toBe('Name a command.');
   });
 
   it('a usage error under --json prints one JSON object', async () => {

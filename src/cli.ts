@@ -3,6 +3,7 @@ import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
 import { commandList, helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, noSpaceErrorFrom, permissionErrorFrom, processFailed } from './core/errors.js';
+import { paint, useColour } from './core/colour.js';
 import { failureReport, INTERNAL_HINT, mapJsonStrings } from './core/json.js';
 import { redactUrls } from './core/redact.js';
 import { completedStep, InterruptedError, PAUSE_POINTS, watchInterrupts } from './adapters/interrupt.js';
@@ -44,7 +45,8 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   /** `isTTY` and `columns` say whether and how wide a terminal it is (help text wraps to it). */
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream;
+  /** `isTTY`: whether it is a terminal (`error:` and `warning:` are coloured there). */
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /** Aborted on Ctrl-C (bin/ turns SIGINT into this). */
   signal?: AbortSignal;
   /** The platform the tool runs on; default: this process's. */
@@ -69,7 +71,7 @@ function usageFailure(io: Io, command: string | null, given: string, hint: strin
     const report = { ok: false, command, error: { code: 'USAGE', message, hint, details: null } };
     io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
-  io.stderr.write(`error: ${message}\nhint: ${hint}\n`);
+  io.stderr.write(paint(`error: ${message}\nhint: ${hint}\n`, useColour(io.env, io.stderr.isTTY)));
   return ExitCode.usage;
 }
 
@@ -202,7 +204,7 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     cwd: io.cwd,
     env: io.env,
     platform: io.platform ?? process.platform,
-    logger: createLogger({ verbose, stream: io.stderr }),
+    logger: createLogger({ verbose, stream: io.stderr, env: io.env }),
   };
   // Test-only: the tool's interrupt tests make a run wait at a named step for their Ctrl-C.
   const pauseAt = PAUSE_POINTS.find((p) => p === io.env['MLX_STORAGE_PR_TEST_PAUSE_AT']);
@@ -218,7 +220,10 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     if (json) {
       const report = mapJsonStrings({ ok: (result.exitCode ?? 0) === 0, ...result.data, ...interrupted }, redactUrls);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    } else io.stdout.write(result.lines.map((l) => `${redactUrls(l)}\n`).join(''));
+    } else
+      io.stdout.write(
+        paint(result.lines.map((l) => `${redactUrls(l)}\n`).join(''), useColour(io.env, io.stdout.isTTY)),
+      );
     if (io.signal?.aborted)
       io.stderr.write(`Ctrl-C: interrupted after ${completed} completed; the result above is done.\n`);
     return result.exitCode ?? ExitCode.ok;
@@ -233,7 +238,12 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
         (caught instanceof ProcessError ? processFailed(caught) : caught));
     if (json) io.stdout.write(`${JSON.stringify(mapJsonStrings(failureReport(name, error), redactUrls), null, 2)}\n`);
     if (isUserError(error)) {
-      io.stderr.write(redactUrls(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`));
+      io.stderr.write(
+        paint(
+          redactUrls(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`),
+          useColour(io.env, io.stderr.isTTY),
+        ),
+      );
       return error.exitCode;
     }
     const err = error as Error;

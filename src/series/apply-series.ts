@@ -5,7 +5,7 @@ import { withLock } from '../adapters/lock.js';
 import { formatConflict, type Conflict } from './conflict.js';
 import { UserError } from '../core/errors.js';
 import { plannedPaths } from './plan.js';
-import { ensureCheckout } from './checkout.js';
+import { ensureCheckout, verifySourceExists } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
 import {
@@ -131,6 +131,8 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
 
   // Without a checkout a dry run only reads the project, so it takes no lock and creates no workdir.
   if (options.dryRun && (await ctx.checkout()) === null) {
+    // What the run would fetch from must be there: a dry run says so now, not the real run later.
+    verifySourceExists(ctx.source);
     return { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
   }
 

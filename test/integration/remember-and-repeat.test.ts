@@ -1,0 +1,21 @@
+import { existsSync } from 'node:fs';
+
+import { describe, expect, it } from 'vitest';
+
+import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+
+describe('apply checks before it promises, and leaves nothing when it fails', () => {
+  it('apply --dry-run with a source that does not exist exits 5, naming it, and creates no workdir', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const missing = `${tempDir()}/no-such-mlx`;
+    const result = await runCli(['apply', '--dry-run', '--mlx-repo', missing, '--workdir', workdir, '--json'], {
+      cwd: project,
+    });
+    expect(result.code, result.stderr).toBe(5);
+    expect(result.json).toMatchObject({ ok: false, command: 'apply', error: { code: 'SOURCE_UNREACHABLE' } });
+    expect(result.stderr).toContain(missing);
+    expect(existsSync(workdir)).toBe(false);
+  });
+});

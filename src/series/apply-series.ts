@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
@@ -278,5 +279,13 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
     if (saved) ctx.log.info(savedWorkLines(saved, 'in-the-way').join('\n'));
     return { ...base, status: 'applied', head: commit, changed, localEdits: [], fetched, ...(saved ? { saved } : {}) };
   };
-  return options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply);
+  // A first apply that fails leaves no workdir: the folder it made for the lock is removed when
+  // nothing else is in it (rmdir refuses a folder that is not empty, so nothing else is lost).
+  const fresh = !existsSync(ctx.workdir);
+  try {
+    return await (options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply));
+  } catch (error) {
+    if (fresh) await rmdir(ctx.workdir).catch(() => undefined);
+    throw error;
+  }
 }

@@ -18,4 +18,19 @@ describe('apply checks before it promises, and leaves nothing when it fails', ()
     expect(result.stderr).toContain(missing);
     expect(existsSync(workdir)).toBe(false);
   });
+
+  it('a first apply that fails (a source that is not there) leaves no workdir behind', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const missing = `${tempDir()}/no-such-mlx`;
+    const result = await runCli(['apply', '--mlx-repo', missing, '--workdir', workdir], { cwd: project });
+    expect(result.code, result.stderr).toBe(5);
+    expect(existsSync(workdir)).toBe(false);
+    // A workdir that was there before stays, with what it held.
+    const kept = `${tempDir()}/kept`;
+    expect((await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', kept], { cwd: project })).code).toBe(0);
+    expect((await runCli(['apply', '--mlx-repo', missing, '--workdir', kept], { cwd: project })).code).toBe(0);
+    expect(existsSync(`${kept}/mlx`)).toBe(true);
+  });
 });

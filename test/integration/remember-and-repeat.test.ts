@@ -34,3 +34,23 @@ describe('apply checks before it promises, and leaves nothing when it fails', ()
     expect(existsSync(`${kept}/mlx`)).toBe(true);
   });
 });
+
+describe('hints that repeat what the user typed', () => {
+  it('an interrupted apply names the source and the build options to run it again with', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const stop = new AbortController();
+    const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
+      cwd: project,
+      env: { MLX_STORAGE_PR_TEST_PAUSE_AT: 'lock-taken' },
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.includes('[test pause]')) stop.abort();
+      },
+    });
+    expect(result.code, result.stderr).toBe(130);
+    const hint = (result.json as { error: { hint: string } }).error.hint;
+    expect(hint).toContain(`mlx-storage-pr apply --mlx-repo ${upstream.dir} --workdir ${workdir}`);
+  });
+});

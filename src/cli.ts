@@ -1,9 +1,10 @@
 import { packageVersion } from './adapters/package-root.js';
 import { closestName, editDistance } from './core/closest.js';
 import { CommandLineError, Declarations, parseArguments, TOOL, type Argv } from './core/command-line.js';
-import { helpText, type HelpSection } from './core/help-text.js';
+import { commandList, helpText, type HelpSection } from './core/help-text.js';
 import { ExitCode, isUserError, noSpaceErrorFrom, permissionErrorFrom, processFailed } from './core/errors.js';
-import { mapJsonStrings } from './core/json.js';
+import { paint, useColour } from './core/colour.js';
+import { failureReport, INTERNAL_HINT, mapJsonStrings } from './core/json.js';
 import { redactUrls } from './core/redact.js';
 import { completedStep, InterruptedError, watchInterrupts } from './adapters/interrupt.js';
 import { createLogger } from './adapters/log.js';
@@ -44,7 +45,8 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   /** `isTTY` and `columns` say whether and how wide a terminal it is (help text wraps to it). */
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream;
+  /** `isTTY`: whether it is a terminal (`error:` and `warning:` are coloured there). */
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /** Aborted on Ctrl-C (bin/ turns SIGINT into this). */
   signal?: AbortSignal;
   /** The platform the tool runs on; default: this process's. */
@@ -60,16 +62,18 @@ function helpWidth(stdout: Io['stdout']): number {
 
 const USAGE_HINT = 'Run `mlx-storage-pr --help` for usage.';
 
-/** A usage error: the message on stderr and, under --json, one JSON object on stdout. */
-function usageFailure(io: Io, given: string, hint: string = USAGE_HINT): number {
+/**
+ * A usage error: the message on stderr and, under --json, one JSON object on stdout.
+ * `command` is the command the line named, or null.
+ */
+function usageFailure(io: Io, command: string | null, given: string, hint: string = USAGE_HINT): number {
   const message = redactUrls(given);
   const dashdash = io.argv.indexOf('--');
   if ((dashdash < 0 ? io.argv : io.argv.slice(0, dashdash)).includes('--json')) {
-    io.stdout.write(
-      `${JSON.stringify({ ok: false, error: { code: 'USAGE', message, hint, details: null } }, null, 2)}\n`,
-    );
+    const report = { ok: false, command, error: { code: 'USAGE', message, hint, details: null } };
+    io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
-  io.stderr.write(`error: ${message}\nhint: ${hint}\n`);
+  io.stderr.write(paint(`error: ${message}\nhint: ${hint}\n`, useColour(io.env, io.stderr.isTTY)));
   return ExitCode.usage;
 }
 
@@ -95,14 +99,17 @@ function withGlobalOptions(y: Argv) {
   return y
     .option('mlx-repo', {
       type: 'string',
+      placeholder: 'url|path',
       describe: 'MLX source: a git URL, a local repository or a bare mirror (env MLX_REPO)',
     })
     .option('workdir', {
       type: 'string',
+      placeholder: 'dir',
       describe: 'Folder for the MLX checkout and builds (env MLX_STORAGE_PR_WORKDIR; default <project>/.work)',
     })
     .option('project', {
       type: 'string',
+      placeholder: 'dir',
       describe: 'Project folder with mlx-storage-pr.config.json, templates/ and patches/',
     })
     .option('json', {
@@ -122,48 +129,59 @@ const TOP_DESCRIBE =
 
 /** Parses argv, runs one command and returns the exit code. Only bin/ calls process.exit. */
 export async function main(io: Io): Promise<number> {
+  // `help [command]` is `[command] --help`, as in git and gh.
+  if (io.argv[0] === 'help') return main({ ...io, argv: [...io.argv.slice(1, 2), '--help', ...io.argv.slice(2)] });
   const misplaced = misplacedCMakeArguments(io.argv);
-  if (misplaced) return usageFailure(io, misplaced);
+  if (misplaced) return usageFailure(io, commandNamed(io.argv[0]), misplaced);
   const dashdash = io.argv.indexOf('--');
   const before = dashdash < 0 ? io.argv : io.argv.slice(0, dashdash);
+  const wantsHelp = before.includes('--help') || before.includes('-h');
+  const wantsVersion = before.includes('--version') || before.includes('-v');
   const word = io.argv[0];
-  if (!COMMAND_MODULES.some(([name]) => name === word) && before.includes('--version') && !before.includes('--help'))
-    return version(io);
+  if (commandNamed(word) === null && wantsVersion && !wantsHelp) return version(io);
   // Anything else than a command first (an option, a typo, nothing) loads them all, for the
   // list of commands and the nearest name.
   const commands = await loadCommands(word);
   const spec = commands.length === 1 ? commands[0] : undefined;
   if (spec === undefined) {
-    if (before.includes('--help')) {
-      const rows = commands.map((c) => [`${TOOL} ${c.name}`, c.describe] as const);
+    const rows = commands.map((c) => [c.name.split(' ')[0] as string, c.describe] as const);
+    const named = word !== undefined && !word.startsWith('-');
+    if (wantsHelp && !named)
       return printHelp(io, {
         usage: `${TOOL} <command> [options]`,
         describe: TOP_DESCRIBE,
-        commands: rows,
+        commands: rows.map(([name, describe]) => [`${TOOL} ${name}`, describe] as const),
         declared: topDeclarations(),
       });
+    if (!named) {
+      io.stderr.write(`usage: ${TOOL} <command> [options]\n\nCommands:\n${commandList(rows, 110).join('\n')}\n\n`);
+      return usageFailure(io, null, 'Name a command.', `Run \`${TOOL} help <command>\` for its options and examples.`);
     }
-    if (word === undefined || word.startsWith('-')) return usageFailure(io, 'Name a command; see --help.');
-    // A near name (a typo) is suggested; a word far from every command is not.
+    // A near name (a typo, or capitals) is suggested; a word far from every command is not.
+    const lower = word.toLowerCase();
     const near = closestName(
-      word,
-      commands.map((c) => c.name.split(' ')[0] as string),
+      lower,
+      rows.map(([name]) => name),
     );
-    const guess = near !== null && editDistance(word, near) <= 2 ? `. Did you mean ${near}?` : '';
-    return usageFailure(io, `Unknown command: ${word}${guess}`);
+    const guess = near !== null && editDistance(lower, near) <= 2 ? `. Did you mean ${near}?` : '';
+    return usageFailure(io, null, `Unknown command: ${word}${guess}`);
   }
   const declared = spec.builder(withGlobalOptions(new Declarations())) as unknown as Declarations;
-  if (before.includes('--help'))
-    return printHelp(io, { usage: `${TOOL} ${spec.name}`, describe: spec.describe, declared });
-  if (before.includes('--version')) return version(io);
+  if (wantsHelp) return printHelp(io, { usage: `${TOOL} ${spec.name}`, describe: spec.describe, declared });
+  if (wantsVersion) return version(io);
   let args: GlobalArgs;
   try {
     args = parseArguments(declared, io.argv.slice(1)) as GlobalArgs;
   } catch (error) {
-    if (error instanceof CommandLineError) return usageFailure(io, error.message);
+    if (error instanceof CommandLineError) return usageFailure(io, spec.name.split(' ')[0] as string, error.message);
     throw error;
   }
   return execute(spec.name.split(' ')[0] as string, spec.run, args, io);
+}
+
+/** The command `word` names, or null. */
+function commandNamed(word: string | undefined): string | null {
+  return COMMAND_MODULES.some(([name]) => name === word) ? (word as string) : null;
 }
 
 function topDeclarations(): Declarations {
@@ -188,7 +206,7 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     cwd: io.cwd,
     env: io.env,
     platform: io.platform ?? process.platform,
-    logger: createLogger({ verbose, stream: io.stderr }),
+    logger: createLogger({ verbose, stream: io.stderr, env: io.env }),
     seams: io.seams,
   };
   const pauseAt = io.seams?.pauseAt;
@@ -204,7 +222,10 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
     if (json) {
       const report = mapJsonStrings({ ok: (result.exitCode ?? 0) === 0, ...result.data, ...interrupted }, redactUrls);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    } else io.stdout.write(result.lines.map((l) => `${redactUrls(l)}\n`).join(''));
+    } else
+      io.stdout.write(
+        paint(result.lines.map((l) => `${redactUrls(l)}\n`).join(''), useColour(io.env, io.stdout.isTTY)),
+      );
     if (io.signal?.aborted)
       io.stderr.write(`Ctrl-C: interrupted after ${completed} completed; the result above is done.\n`);
     return result.exitCode ?? ExitCode.ok;
@@ -217,27 +238,18 @@ async function execute(name: string, handler: Handler, args: GlobalArgs, io: Io)
       : (noSpaceErrorFrom(caught, { command: name }) ??
         permissionErrorFrom(caught) ??
         (caught instanceof ProcessError ? processFailed(caught) : caught));
+    if (json) io.stdout.write(`${JSON.stringify(mapJsonStrings(failureReport(name, error), redactUrls), null, 2)}\n`);
     if (isUserError(error)) {
-      if (json) {
-        const payload = {
-          ok: false,
-          error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null },
-        };
-        io.stdout.write(`${JSON.stringify(mapJsonStrings(payload, redactUrls), null, 2)}\n`);
-      }
-      io.stderr.write(redactUrls(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`));
+      io.stderr.write(
+        paint(
+          redactUrls(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`),
+          useColour(io.env, io.stderr.isTTY),
+        ),
+      );
       return error.exitCode;
     }
     const err = error as Error;
-    if (json)
-      io.stdout.write(
-        `${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: redactUrls(err.message) } }, null, 2)}\n`,
-      );
-    io.stderr.write(
-      redactUrls(
-        `internal error: ${err.stack ?? String(err)}\nThis is a bug in mlx-storage-pr; please report it with the output above.\n`,
-      ),
-    );
+    io.stderr.write(redactUrls(`internal error: ${err.stack ?? String(err)}\n${INTERNAL_HINT}\n`));
     return ExitCode.internal;
   }
 }

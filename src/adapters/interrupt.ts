@@ -5,6 +5,8 @@
  * short step that must not stop half-way (the final checkout swap).
  */
 
+import { setMaxListeners } from 'node:events';
+
 /** Thrown by an adapter asked to start a process after the run was interrupted. */
 export class InterruptedError extends Error {
   /** True when the command's work was done and only its report was cut off. */
@@ -36,6 +38,9 @@ export function watchInterrupts(
   pauseAt?: { step: PausePoint; stream: NodeJS.WritableStream },
 ): void {
   signal = runSignal;
+  // Every running child listens to this one signal (doctor probes a dozen tools at once): that is
+  // no leak, so Node's warning after 10 listeners does not apply.
+  if (runSignal !== undefined) setMaxListeners(0, runSignal);
   shielded = 0;
   running.clear();
   atInterrupt = [];

@@ -1,3 +1,4 @@
+import { paint, useColour } from '../core/colour.js';
 import { redactUrls } from '../core/redact.js';
 
 /**
@@ -14,14 +15,22 @@ export interface Logger {
   debug(message: string): void;
 }
 
-export function createLogger(options: { verbose?: boolean; stream?: NodeJS.WritableStream } = {}): Logger {
+/** `env` decides, with the stream being a terminal, whether `warning:` is coloured (none without it). */
+export function createLogger(
+  options: {
+    verbose?: boolean;
+    stream?: NodeJS.WritableStream & { isTTY?: boolean };
+    env?: Readonly<Record<string, string | undefined>>;
+  } = {},
+): Logger {
   const stream = options.stream ?? process.stderr;
+  const colour = options.env !== undefined && useColour(options.env, stream.isTTY);
   // A URL's user part (a token in --mlx-repo) is never printed, in a message or an echoed command.
   const write = (line: string) => stream.write(`${redactUrls(line)}\n`);
   return {
     stream,
     info: write,
-    warn: (message) => write(`warning: ${message}`),
+    warn: (message) => stream.write(`${paint(`warning: ${redactUrls(message)}`, colour)}\n`),
     command: (command, cwd) => write(`Running \`${command}\` in ${cwd}`),
     debug: (message) => {
       if (options.verbose) write(message);

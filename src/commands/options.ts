@@ -12,6 +12,7 @@ export function jobsOption<T>(y: Argv<T>, describe = 'Compilers to run at once (
   return y.option('jobs', {
     alias: 'j',
     type: 'string',
+    placeholder: 'n',
     default: String(os.availableParallelism()),
     describe,
   });
@@ -21,6 +22,7 @@ export function jobsOption<T>(y: Argv<T>, describe = 'Compilers to run at once (
 export function includeOption<T>(y: Argv<T>) {
   return y.option('include', {
     type: 'string',
+    placeholder: 'dir',
     array: true,
     describe: 'Extra -isystem folder for the Metal type-check (fmt, doctest headers); repeatable',
   });
@@ -36,6 +38,7 @@ export function buildOptions<T>(y: Argv<T>) {
     })
     .option('deps-dir', {
       type: 'string',
+      placeholder: 'dir',
       describe: 'Folder with local copies of dependencies (json, doctest, fmt, gguflib, metal_cpp); implies --offline',
     })
     .option('debug', { type: 'boolean', default: false, describe: 'Debug build instead of Release' })
@@ -47,6 +50,7 @@ export function buildOptions<T>(y: Argv<T>) {
     })
     .option('cxx', {
       type: 'string',
+      placeholder: 'compiler',
       describe:
         "C++ compiler for both trees (path or name on PATH; default: CMake's choice, or g++-11 with --upstream-ci)",
     })
@@ -81,6 +85,7 @@ export function metalOptions<T>(y: Argv<T>) {
       y
         .option('metal-cpp', {
           type: 'string',
+          placeholder: 'dir|zip',
           describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required",
         })
         .option('require-metal', {

@@ -8,7 +8,7 @@ import { loadContext } from '../series/context.js';
 import { verifyDepsDir } from '../suite/offline-deps.js';
 import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 import { buildOptions, upstreamCiOption } from './options.js';
-import { afterDashes, defineCommand } from './spec.js';
+import { afterDashes, defineCommand, parseJobs } from './spec.js';
 
 export const testCommand = defineCommand({
   name: 'test',
@@ -19,6 +19,7 @@ export const testCommand = defineCommand({
       buildOptions(
         y.option('tests', {
           type: 'string',
+          placeholder: 'filter',
           describe: 'doctest filter: run only matching test cases (e.g. "test my op*")',
         }),
       ),
@@ -51,6 +52,12 @@ export const testCommand = defineCommand({
         default: true,
         describe: 'Compare with the unpatched pinned tree (the default; --no-baseline: every failure counts)',
       })
+      .option('jobs', {
+        alias: 'j',
+        type: 'string',
+        placeholder: 'n',
+        describe: "Compilers to run at once (cmake --build --parallel; default: Ninja's own, one per CPU and 2)",
+      })
       .example('$0 test --offline', 'build and run the whole suite from system packages')
       .example('$0 test --tests "test my op*"', 'the quick loop on the new cases')
       .example('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone')
@@ -65,6 +72,7 @@ export const testCommand = defineCommand({
       .example('$0 test -- -DMLX_METAL_DEBUG=ON', 'pass extra arguments to CMake'),
   run: async (o) => {
     verifyDepsDir(o.cwd, o.depsDir);
+    const jobs = parseJobs(o.jobs);
     const ctx = await loadContext(o);
     // The twin runs the series' Metal-only files; a series without them has nothing for it.
     const metal = seriesRoles(ctx.config).metal;
@@ -86,6 +94,7 @@ export const testCommand = defineCommand({
       sanitize: o.sanitize,
       cxx: o.cxx,
       upstreamCi: o.upstreamCi,
+      jobs,
       ...withUpstreamCi({ debug: o.debug, cmakeArgs: afterDashes(o) }, o.upstreamCi),
     });
     return {

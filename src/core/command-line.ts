@@ -27,6 +27,8 @@ export interface OptionDeclaration {
   choices?: readonly string[];
   /** A one-letter name (`-j`). */
   alias?: string;
+  /** What --help shows for its value (`<dir>`); default: the choices, or `value`. */
+  placeholder?: string;
   demandOption?: boolean;
 }
 
@@ -108,11 +110,14 @@ function isValue(word: string | undefined): boolean {
  */
 export function parseArguments(declared: Declarations, argv: readonly string[]): Record<string, unknown> {
   const dashdash = argv.indexOf('--');
-  const { given, unknown, positionals } = readWords(declared, dashdash < 0 ? argv : argv.slice(0, dashdash));
+  const { given, unknown, near, positionals } = readWords(declared, dashdash < 0 ? argv : argv.slice(0, dashdash));
   const positional = declared.positionalArgument;
   if (positional === null) unknown.push(...positionals);
   if (unknown.length > 0)
-    throw new CommandLineError(`Unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+    throw new CommandLineError(
+      `Unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` +
+        (near.size > 0 ? `. Did you mean ${[...near].join(' or ')}?` : ''),
+    );
 
   const args: Record<string, unknown> = { '--': dashdash < 0 ? [] : argv.slice(dashdash + 1) };
   if (positional !== null) given.set(positional.name, positionals);
@@ -167,9 +172,16 @@ function verifyValues(name: string, declaration: OptionDeclaration, values: Arra
 function readWords(
   declared: Declarations,
   words: readonly string[],
-): { given: Map<string, Array<string | boolean>>; unknown: string[]; positionals: string[] } {
+): {
+  given: Map<string, Array<string | boolean>>;
+  unknown: string[];
+  near: Set<string>;
+  positionals: string[];
+} {
   const given = new Map<string, Array<string | boolean>>();
   const unknown: string[] = [];
+  /** Near declared names of unknown long options (`--dryrun`: `--dry-run`), as a suggestion. */
+  const near = new Set<string>();
   const positionals: string[] = [];
   const give = (name: string, value: string | boolean) => given.set(name, [...(given.get(name) ?? []), value]);
   const byAlias = new Map([...declared.options].flatMap(([name, d]) => (d.alias ? [[d.alias, name] as const] : [])));
@@ -207,6 +219,8 @@ function readWords(
     }
     if (declaration === undefined) {
       unknown.push(name);
+      const closest = long ? closestName(name, declared.options.keys()) : null;
+      if (closest !== null && editDistance(name.toLowerCase(), closest) <= 2) near.add(`--${closest}`);
       // Its value, if it has one, is not a word of its own.
       if (long && inline === undefined && isValue(words[i + 1])) i++;
       continue;
@@ -232,5 +246,5 @@ function readWords(
     } else if (isValue(words[i + 1])) give(name, words[++i] as string);
     else give(name, '');
   }
-  return { given, unknown, positionals };
+  return { given, unknown, near, positionals };
 }

@@ -37,19 +37,51 @@ export function wrap(text: string, width: number, indent = ''): string[] {
 }
 
 /** Rows of `left` and wrapped `right` text, the right column starting at the same place in every row. */
-function columns(rows: ReadonlyArray<readonly [string, string]>, width: number): string[] {
-  const left = Math.max(...rows.map(([l]) => l.length)) + 4;
+function columns(rows: ReadonlyArray<readonly [string, string]>, width: number, left = leftWidth(rows)): string[] {
   return rows.flatMap(([l, r]) =>
     wrap(r, Math.max(width - left, 20)).map((line, i) => (i === 0 ? `  ${l}`.padEnd(left) : ' '.repeat(left)) + line),
   );
 }
 
 const BUILT_IN: ReadonlyArray<readonly [string, OptionDeclaration]> = [
-  ['version', { type: 'boolean', describe: 'Show version number' }],
-  ['help', { type: 'boolean', describe: 'Show help' }],
+  ['help', { type: 'boolean', alias: 'h', describe: 'Show help' }],
+  ['version', { type: 'boolean', alias: 'v', describe: 'Show version number' }],
 ];
 
-/** Where the built-in --version and --help go: after the options every command takes (the first `globalCount`). */
+function leftWidth(rows: ReadonlyArray<readonly [string, string]>): number {
+  return Math.max(...rows.map(([l]) => l.length)) + 4;
+}
+
+/** The list of commands, one row each, as --help and a bare run show it. */
+export function commandList(rows: ReadonlyArray<readonly [string, string]>, width: number): string[] {
+  return columns(rows, width);
+}
+
+/** `--name <value>`: the option's names and, unless it is yes/no, what its value is. */
+function optionLabel(name: string, d: OptionDeclaration): string {
+  const names = d.alias ? `-${d.alias}, --${name}` : `--${name}`;
+  if (d.type === 'boolean') return names;
+  const value = d.placeholder ?? (d.choices && shortChoices(d.choices) ? d.choices.join('|') : 'value');
+  return `${names} <${value}>${d.array ? '...' : ''}`;
+}
+
+/** Choices short enough to be the placeholder (`<asan|ubsan>`); longer lists go into the description. */
+function shortChoices(choices: readonly string[]): boolean {
+  return choices.join('|').length <= 20;
+}
+
+/** The description with the choices that are not in the placeholder and the default (`[default: 4]`). */
+function optionText(d: OptionDeclaration): string {
+  const choices = d.choices && !d.placeholder && !shortChoices(d.choices) ? ` [choices: ${d.choices.join(', ')}]` : '';
+  const fallback =
+    d.type === 'string' && typeof d.default === 'string' && d.default !== '' ? ` [default: ${d.default}]` : '';
+  return `${d.describe}${choices}${fallback}`;
+}
+
+/**
+ * The command's own options first, then the options every command takes (the
+ * first `globalCount` declared) with the built-in --help and --version.
+ */
 export function helpText(section: HelpSection, width: number, globalCount: number): string {
   const { declared } = section;
   const out: string[] = [section.usage, '', ...wrap(section.describe, width), ''];
@@ -57,18 +89,16 @@ export function helpText(section: HelpSection, width: number, globalCount: numbe
   const positional = declared.positionalArgument;
   if (positional) out.push('Positionals:', ...columns([[positional.name, positional.declaration.describe]], width), '');
   const options = [...declared.options];
-  const listed = [...options.slice(0, globalCount), ...BUILT_IN, ...options.slice(globalCount)];
-  const aliased = listed.some(([, d]) => d.alias);
-  const label = (name: string, d: OptionDeclaration) =>
-    d.alias ? `-${d.alias}, --${name}` : `${aliased ? '    ' : ''}--${name}`;
-  out.push(
-    'Options:',
-    ...columns(
-      listed.map(([name, d]) => [label(name, d), d.describe] as const),
-      width,
-    ),
-    '',
-  );
+  const own = options.slice(globalCount);
+  const global = [...options.slice(0, globalCount), ...BUILT_IN];
+  const aliased = [...own, ...global].some(([, d]) => d.alias);
+  const rows = (listed: ReadonlyArray<readonly [string, OptionDeclaration]>) =>
+    listed.map(([name, d]) => [`${aliased && !d.alias ? '    ' : ''}${optionLabel(name, d)}`, optionText(d)] as const);
+  // One left column for both lists, so that they line up.
+  const left = leftWidth([...rows(own), ...rows(global)]);
+  if (own.length > 0) out.push('Options:', ...columns(rows(own), width, left), '', 'Global options:');
+  else out.push('Options:');
+  out.push(...columns(rows(global), width, left), '');
   if (declared.examples.length > 0) {
     out.push('Examples:');
     for (const { command, description } of declared.examples) {

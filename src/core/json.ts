@@ -2,7 +2,7 @@ import path from 'node:path';
 
 import type { z } from 'zod';
 
-import { UserError } from './errors.js';
+import { isUserError, UserError } from './errors.js';
 
 /**
  * The value of a JSON text the tool wrote itself (a saved result, the bump
@@ -31,6 +31,34 @@ export function mapJsonStrings(value: unknown, map: (text: string) => string): u
         .map(([k, v]) => [map(k), mapJsonStrings(v, map)]),
     );
   return value;
+}
+
+/** What an internal error's report says to do. */
+export const INTERNAL_HINT = 'This is a bug in mlx-storage-pr; please report it with the output above.';
+
+/**
+ * The one `--json` shape of every failure, usage, expected and internal alike:
+ * `{ok: false, command, error: {code, message, hint, details}}`; `command` is
+ * null when the command line named none.
+ */
+export function failureReport(command: string | null, error: unknown): object {
+  if (isUserError(error))
+    return {
+      ok: false,
+      command,
+      error: { code: error.code, message: error.message, hint: error.hint ?? null, details: error.details ?? null },
+    };
+  const err = error instanceof Error ? error : new Error(String(error));
+  return {
+    ok: false,
+    command,
+    error: {
+      code: 'INTERNAL',
+      message: err.message,
+      hint: INTERNAL_HINT,
+      details: { name: err.name, stack: err.stack ?? null },
+    },
+  };
 }
 
 /**

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 
 import { uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { formatConflict, type Conflict } from './conflict.js';
 import { UserError } from '../core/errors.js';
 import { plannedPaths, type ApplyPlan } from './plan.js';
-import { ensureCheckout } from './checkout.js';
+import { ensureCheckout, verifySourceExists } from './checkout.js';
 import { recordSource } from './source.js';
 import type { Context } from './context.js';
 import {
@@ -138,10 +139,20 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
 
   // Without a checkout a dry run only reads the project, so it takes no lock and creates no workdir.
   if (options.dryRun && (await ctx.checkout()) === null) {
+    // What the run would fetch from must be there: a dry run says so now, not the real run later.
+    verifySourceExists(ctx.source);
     return { ...base, status: 'would-clone', head: null, changed: plannedPaths(plan), localEdits: [], fetched: false };
   }
   const apply = () => applyToCheckout({ ctx, plan, options, pinned, base });
-  return options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply);
+  // A first apply that fails leaves no workdir: the folder it made for the lock is removed when
+  // nothing else is in it (rmdir refuses a folder that is not empty, so nothing else is lost).
+  const fresh = !existsSync(ctx.workdir);
+  try {
+    return await (options.lockHeld ? apply() : withLock(ctx.workdir, 'apply', apply));
+  } catch (error) {
+    if (fresh) await rmdir(ctx.workdir).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The apply itself, under the workdir lock: fetch, build the applied commit, check it out. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ifAbsent } from '../adapters/files.js';
 import { completedStep, inFlightStep, runningAtInterrupt, watchInterrupts } from '../adapters/interrupt.js';
 import { lockOwner } from '../adapters/lock.js';
+import { quote } from '../adapters/process-error.js';
 import { UserError } from '../core/errors.js';
 import { DEFAULT_WORKDIR } from '../core/paths.js';
 import type { WorkdirLayout } from '../core/workdir.js';
@@ -45,7 +46,7 @@ const stateText: Record<CheckoutState, string> = {
  */
 export async function interruptedError(
   command: string,
-  options: ContextOptions,
+  options: ContextOptions & Readonly<Record<string, unknown>>,
   run: { finished: boolean },
 ): Promise<UserError> {
   const running = runningAtInterrupt();
@@ -112,8 +113,20 @@ export async function interruptedError(
     ? `Resolve the conflicts it names (\`mlx-storage-pr status${flags}\`), \`mlx-storage-pr export${flags}\`, then \`mlx-storage-pr bump --continue${flags}\`; or give it up with \`mlx-storage-pr bump --abort${flags}\`. A new \`bump --to\` refuses while it is in progress.`
     : inFlight !== null
       ? `${inFlight.check[0]?.toUpperCase() ?? ''}${inFlight.check.slice(1)}.`
-      : `Run \`mlx-storage-pr ${command}\` again to finish; \`mlx-storage-pr status\` shows the checkout.`;
+      : `Run \`mlx-storage-pr ${command}${typedAgain(options)}${flags}\` again to finish; \`mlx-storage-pr status${flags}\` shows the checkout.`;
   return new UserError('INTERRUPTED', lines.join('\n'), { hint: next, details });
+}
+
+/**
+ * The options the user typed that decide what a run again does: the source, the project and
+ * how the build is made (offline, its dependencies, the build type). `--workdir` comes from the context.
+ */
+function typedAgain(options: Readonly<Record<string, unknown>>): string {
+  const words: string[] = [];
+  for (const name of ['mlx-repo', 'project', 'deps-dir', 'sanitize', 'cxx'])
+    if (typeof options[name] === 'string') words.push(`--${name}`, quote(options[name]));
+  for (const name of ['offline', 'debug', 'upstream-ci']) if (options[name] === true) words.push(`--${name}`);
+  return words.map((w) => ` ${w}`).join('');
 }
 
 /** This process's own lock and fetch side folder, if still there. */

@@ -27,6 +27,8 @@ export interface BuildSpec {
   label: string;
   /** Names this build's and test run's logs apart from the suite's in the same folder (e.g. `twin`). */
   logName?: string | undefined;
+  /** Compilers to run at once (`cmake --build --parallel`); default: the generator's (Ninja: one per CPU and 2). */
+  jobs?: number | undefined;
 }
 
 export function logFiles(buildDir: string, name?: string) {
@@ -164,16 +166,21 @@ export async function buildTarget(
   const start = Date.now();
   let steps = 0;
   const result = await orFailure(
-    runLogged(log, 'cmake', ['--build', spec.buildDir, '--target', spec.target], {
-      cwd: spec.buildDir,
-      env: compilerEnv(spec.env),
-      logFile: logs.build,
-      onLine: (line) => {
-        progress.line(line);
-        const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
-        if (total) steps = Number(total);
+    runLogged(
+      log,
+      'cmake',
+      ['--build', spec.buildDir, '--target', spec.target, ...(spec.jobs ? ['--parallel', String(spec.jobs)] : [])],
+      {
+        cwd: spec.buildDir,
+        env: compilerEnv(spec.env),
+        logFile: logs.build,
+        onLine: (line) => {
+          progress.line(line);
+          const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
+          if (total) steps = Number(total);
+        },
       },
-    }),
+    ),
   );
   progress.done();
   if (result instanceof ProcessError) {

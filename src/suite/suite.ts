@@ -53,6 +53,8 @@ export interface SuiteOptions {
   cxx?: string | undefined;
   /** MLX's Linux CI leg (`--upstream-ci`): without --cxx, g++-11 when it is on PATH. */
   upstreamCi?: boolean | undefined;
+  /** Compilers to run at once (`test -j`); not part of the build's key. */
+  jobs?: number | undefined;
 }
 
 export interface TestData {
@@ -206,6 +208,8 @@ export interface BuildSetup {
   sanitizer: Sanitizer | null;
   dependencies: Array<{ dep: string; source: string }>;
   notes: string[];
+  /** Compilers to run at once; not part of the key (the result does not depend on it). */
+  jobs?: number | undefined;
 }
 
 /** The C++ compiler of a build: `command` is null for CMake's own choice (CXX, else c++). */
@@ -286,7 +290,7 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
     .digest('hex')
     .slice(0, 10);
   const key = `${debug ? 'debug' : 'release'}${sanitizer ? `-${sanitizer}` : ''}-${hash}`;
-  return { cmakeArgs, key, ccache, compiler, sanitizer, dependencies, notes };
+  return { cmakeArgs, key, ccache, compiler, sanitizer, dependencies, notes, jobs: options.jobs };
 }
 
 /**
@@ -313,6 +317,7 @@ export function treeSpec(
     testBinary: ctx.config.build.testBinary,
     env,
     label,
+    jobs: setup.jobs,
   };
 }
 

@@ -529,7 +529,7 @@ describe('--json', () => {
       cwd: project,
     });
     expect(failed.code).toBe(5);
-    expect(Object.keys(failed.json)).toEqual(['ok', 'error']);
+    expect(Object.keys(failed.json)).toEqual(['ok', 'command', 'error']);
     expect(Object.keys(failed.json.error)).toEqual(['code', 'message', 'hint', 'details']);
   });
 

@@ -79,14 +79,14 @@ describe('option values are checked before anything runs', () => {
     const typo = await run('aply', '--json');
     expect(typo.code).toBe(2);
     expect(typo.json.error).toMatchObject({ code: 'USAGE', message: 'Unknown command: aply. Did you mean apply?' });
-    expect((await run('help', '--json')).json.error.message).toBe('Unknown command: help');
-    expect((await run('--json')).json.error.message).toBe('Name a command; see --help.');
+    expect((await run('zzz-nothing', '--json')).json.error.message).toBe('Unknown command: zzz-nothing');
+    expect((await run('--json')).json.error.message).toBe('Name a command.');
   });
 
   it('a usage error under --json prints one JSON object', async () => {
     const result = await run('apply', '--bogus-flag', '--json');
     expect(result.code).toBe(2);
-    expect(Object.keys(result.json)).toEqual(['ok', 'error']);
+    expect(Object.keys(result.json)).toEqual(['ok', 'command', 'error']);
     expect(result.json.error).toMatchObject({
       code: 'USAGE',
       hint: 'Run `mlx-storage-pr --help` for usage.',

@@ -113,6 +113,12 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(result.json.error.message).toContain('fix: sudo apt-get install cmake');
   });
 
+  it('-j/--jobs runs that many compilers at once (cmake --build --parallel), in the same build folder', async () => {
+    const result = await run('test', '--offline', '-j', '1');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Running `cmake --build \S+ --target \S+ --parallel 1`/);
+  });
+
   it('passes arguments after -- to CMake, in a build folder of their own', async () => {
     const plain = await run('test', '--offline');
     const extra = await runCli(['test', '--offline', '--json', '--', '-DFIXTURE_EXTRA=ON'], { cwd: project, env });

@@ -188,11 +188,17 @@ export function spawnJson(
 
 /**
  * Groups the outcomes of a table by equal outcome: `{ "apply, status": outcome }`,
- * so "every command does X" reads as one entry.
+ * so "every command does X" reads as one entry. A failure's `command` that is the
+ * row's own command reads `<command>`, so that equal failures of several commands group.
  */
 export function byOutcome(outcomes: Record<string, Outcome>): Record<string, Outcome> {
   const groups = new Map<string, { names: string[]; outcome: Outcome }>();
-  for (const [name, outcome] of Object.entries(outcomes)) {
+  for (const [name, given] of Object.entries(outcomes)) {
+    const json = given.json as Record<string, unknown> | null;
+    const outcome =
+      json !== null && 'error' in json && json['command'] === name.split(' ')[0]
+        ? { ...given, json: { ...json, command: '<command>' } }
+        : given;
     const key = JSON.stringify(outcome);
     const group = groups.get(key) ?? { names: [], outcome };
     group.names.push(name);

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+
+import { describe, expect, it } from 'vitest';
+
+import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+
+describe('apply checks before it promises, and leaves nothing when it fails', () => {
+  it('apply --dry-run with a source that does not exist exits 5, naming it, and creates no workdir', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const missing = `${tempDir()}/no-such-mlx`;
+    const result = await runCli(['apply', '--dry-run', '--mlx-repo', missing, '--workdir', workdir, '--json'], {
+      cwd: project,
+    });
+    expect(result.code, result.stderr).toBe(5);
+    expect(result.json).toMatchObject({ ok: false, command: 'apply', error: { code: 'SOURCE_UNREACHABLE' } });
+    expect(result.stderr).toContain(missing);
+    expect(existsSync(workdir)).toBe(false);
+  });
+
+  it('a first apply that fails (a source that is not there) leaves no workdir behind', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const missing = `${tempDir()}/no-such-mlx`;
+    const result = await runCli(['apply', '--mlx-repo', missing, '--workdir', workdir], { cwd: project });
+    expect(result.code, result.stderr).toBe(5);
+    expect(existsSync(workdir)).toBe(false);
+    // A workdir that was there before stays, with what it held.
+    const kept = `${tempDir()}/kept`;
+    expect((await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', kept], { cwd: project })).code).toBe(0);
+    expect((await runCli(['apply', '--mlx-repo', missing, '--workdir', kept], { cwd: project })).code).toBe(0);
+    expect(existsSync(`${kept}/mlx`)).toBe(true);
+  });
+});
+
+describe('hints that repeat what the user typed', () => {
+  it('an interrupted apply names the source and the build options to run it again with', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const stop = new AbortController();
+    const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
+      cwd: project,
+      env: { MLX_STORAGE_PR_TEST_PAUSE_AT: 'lock-taken' },
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.includes('[test pause]')) stop.abort();
+      },
+    });
+    expect(result.code, result.stderr).toBe(130);
+    const hint = (result.json as { error: { hint: string } }).error.hint;
+    expect(hint).toContain(`mlx-storage-pr apply --mlx-repo ${upstream.dir} --workdir ${workdir}`);
+  });
+});

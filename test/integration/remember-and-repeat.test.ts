@@ -43,7 +43,7 @@ describe('hints that repeat what the user typed', () => {
     const stop = new AbortController();
     const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
       cwd: project,
-      env: { MLX_STORAGE_PR_TEST_PAUSE_AT: 'lock-taken' },
+      seams: { pauseAt: 'lock-taken' },
       signal: stop.signal,
       onStderr: (text) => {
         if (text.includes('[test pause]')) stop.abort();

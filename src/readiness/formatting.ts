@@ -110,8 +110,8 @@ export async function runFormatting(ctx: Context): Promise<FormatRun> {
   });
 
   const preCommitText = (await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '';
-  const pins = preCommitPins(preCommitText);
-  const hooks = preCommitHooks(preCommitText);
+  const hooks = await preCommitHooks(preCommitText);
+  const pins = preCommitPins(hooks);
   const seriesFiles = [...new Set([...plan.files.map((f) => f.path), ...patchedPaths(plan)])].sort();
   const styleFiles = (await git.raw(['ls-tree', '-r', '--name-only', pinned]))
     .split('\n')

@@ -81,6 +81,8 @@ export interface GitHubClient {
   defaultBranch(repo: RepoId): Promise<string>;
   /** The open pull request of `head` (`owner:branch`) in `repo`, or null. */
   openPullRequest(repo: RepoId, head: string): Promise<PullRequest | null>;
+  /** The open pull requests `author` opened in `repo` (GitHub's issue search, all pages). */
+  openPullRequestsBy(repo: RepoId, author: string): Promise<Array<{ number: number; url: string; title: string }>>;
   createPullRequest(
     repo: RepoId,
     pull: { title: string; body: string; head: string; base: string; draft: boolean },
@@ -260,7 +262,7 @@ export function gitHubClient(options: {
   const retry =
     options.retry === undefined
       ? null
-      : { retries: DEFAULT_RETRIES, delayMs: backoff, ...options.retry } satisfies RetryPolicy;
+      : ({ retries: DEFAULT_RETRIES, delayMs: backoff, ...options.retry } satisfies RetryPolicy);
   if (retry !== null)
     octokit.hook.wrap('request', async (request, opts) => {
       const method = String(opts.method);
@@ -385,6 +387,22 @@ export function gitHubClient(options: {
         if (!Array.isArray(data)) throw new UnexpectedAnswer(status, ['a list of pull requests'], data);
         const first = data[0];
         return first === undefined ? null : pullOf(first, status);
+      }),
+    openPullRequestsBy: (repo, author) =>
+      call(`GET /search/issues?q=repo:${repo.owner}/${repo.repo} is:pr is:open author:${author}`, async (signal) => {
+        const items = await allPages(
+          octokit,
+          'GET /search/issues',
+          { q: `repo:${repo.owner}/${repo.repo} is:pr is:open author:${author}` },
+          'items',
+          signal,
+        );
+        return items.flatMap((raw) => {
+          const r = raw as Record<string, unknown>;
+          return typeof r['number'] === 'number' && typeof r['html_url'] === 'string'
+            ? [{ number: r['number'], url: r['html_url'], title: text(r['title']) ?? '' }]
+            : [];
+        });
       }),
     createPullRequest: (repo, pull) =>
       call(`POST /repos/${repo.owner}/${repo.repo}/pulls`, async (signal) => {

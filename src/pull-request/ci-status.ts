@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../adapters/github.js';
+import { GitHubError, type GitHubClient, type RepoId } from '../adapters/github.js';
 import { childControl, InterruptedError } from '../adapters/interrupt.js';
-import { packageVersion } from '../adapters/package-root.js';
 import { UserError } from '../core/errors.js';
 import { mapJsonStrings } from '../core/json.js';
 import type { Context } from '../series/context.js';
@@ -24,8 +23,9 @@ import {
   type CiSummary,
 } from './ci-report.js';
 import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
-import { readForkState, resolveFork, tokenFrom } from './fork.js';
-import { DEFAULT_API_URL, verifyApiUrl } from './open.js';
+import { readForkState, resolveFork } from './fork.js';
+import { findToken, ghHostOf } from './token.js';
+import { apiClient, DEFAULT_API_URL, verifyApiUrl } from './open.js';
 import { withoutSecret } from './refresh.js';
 
 export interface CiOptions {
@@ -35,6 +35,8 @@ export interface CiOptions {
   branch?: string | undefined;
   forkOwner?: string | undefined;
   apiUrl?: string | undefined;
+  /** `--token-env`: the variable that holds the token. */
+  tokenEnv?: string | undefined;
   /** `--wait`: poll for at most this many minutes; undefined: read once. */
   wait?: number | undefined;
   /** Between two polls. */
@@ -89,7 +91,9 @@ const short = (id: string) => id.slice(0, 12);
  * Throws CI_NOT_FOUND when there is nothing to report, with the reasons.
  */
 export async function readCiStatus(ctx: Context, options: CiOptions): Promise<CiData> {
-  const token = tokenFrom(ctx.env);
+  const apiUrl = options.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
+  const token =
+    (await findToken(ctx.env, ctx.log, { tokenEnv: options.tokenEnv, host: ghHostOf(apiUrl) }))?.value ?? null;
   try {
     const data = await run(ctx, options, token);
     return token === null ? data : (mapJsonStrings(data, (t) => t.split(token).join('***')) as CiData);
@@ -126,7 +130,7 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
   const apiUrl = options.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
   verifyApiUrl(apiUrl, ctx.cwd);
 
-  const state = await readForkState(ctx, git, fork, branch);
+  const state = await readForkState(ctx, git, fork, branch, token);
   const names: CiNames = {
     head: `${owner}:${branch}`,
     upstream: repoName(upstreamRepo),
@@ -146,10 +150,10 @@ async function run(ctx: Context, options: CiOptions, token: string | null): Prom
   const commit = state.lease;
   if (token === null)
     ctx.log.warn(
-      'no GH_TOKEN or GITHUB_TOKEN: GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
+      'no token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`): GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
     );
 
-  const client = gitHubClient({ baseUrl: apiUrl, token, userAgent: `mlx-storage-pr/${packageVersion()}` });
+  const client = apiClient(apiUrl, token, ctx.log);
   const started = Date.now();
   const deadline = options.wait === undefined ? null : started + options.wait * 60_000;
   let polls = 0;

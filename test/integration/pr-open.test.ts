@@ -61,7 +61,11 @@ describe('pr --push --open against a GitHub API stand-in', () => {
       base: 'main',
       changed: [],
     });
-    expect(calls(api)).toEqual([...LOOKUPS, 'POST /repos/ml-explore/mlx/pulls']);
+    expect(calls(api)).toEqual([
+      ...LOOKUPS,
+      `GET /search/issues?q=${encodeURIComponent('repo:ml-explore/mlx is:pr is:open author:alice')}&per_page=100`,
+      'POST /repos/ml-explore/mlx/pulls',
+    ]);
     expect(api.requests.at(-1)?.body).toEqual({
       title: SUBJECT,
       body: DESCRIPTION,
@@ -119,7 +123,7 @@ describe('pr --push --open against a GitHub API stand-in', () => {
     expect(calls(api, from)).toEqual(LOOKUPS);
   });
 
-  it('--no-draft on a new branch: the pull request is created ready for review; GITHUB_API_URL names the API', async () => {
+  it('--no-draft on a new branch (--allow-second-pr: alice has #1 open): the pull request is created ready for review; GITHUB_API_URL names the API', async () => {
     const from = api.requests.length;
     const result = await runCli(
       [
@@ -133,6 +137,7 @@ describe('pr --push --open against a GitHub API stand-in', () => {
         '--fork-owner',
         'alice',
         '--no-draft',
+        '--allow-second-pr',
         '--skip-checks',
         '--json',
       ],

@@ -78,6 +78,8 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
     log: ctx.log,
     depsDir,
     generatedRoot: path.join(ctx.cacheRoot, 'deps'),
+    metalCppCache: ctx.layout.metalCpp,
+    metalCppPin: ctx.config.upstream.metalCpp,
   });
   const report = doctorReport(commands, results, { offline });
   return {

@@ -66,7 +66,12 @@ export function commandNeeds(command: DoctorCommand, options: { offline: boolean
         { id: 'cmake-format', required: false, without: 'CMake files are reported as not checked' },
       ];
     case 'check-metal':
-      return [GIT, { id: 'metal-clang', required: true }, { id: 'metal-libcxx', required: true }];
+      return [
+        GIT,
+        { id: 'metal-clang', required: true },
+        { id: 'metal-libcxx', required: true },
+        { id: 'metal-cpp', required: true },
+      ];
     case 'verify':
       return [
         ...buildNeeds(options.offline).filter((n) => n.id !== 'twin'),
@@ -83,6 +88,11 @@ export function commandNeeds(command: DoctorCommand, options: { offline: boolean
           id: 'metal-libcxx',
           required: false,
           without: 'the Metal type-check is not checked (required with --metal-cpp or --require-metal)',
+        },
+        {
+          id: 'metal-cpp',
+          required: false,
+          without: 'the Metal type-check is not checked without --metal-cpp',
         },
       ];
   }

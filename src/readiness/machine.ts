@@ -16,10 +16,11 @@ import {
   inspectDisk,
   inspectNinja,
   inspectOffline,
+  inspectTwinTools,
   inspectXcode,
 } from './doctor-checks.js';
 import { DEFAULT_CMAKE_FORMAT } from './formatting.js';
-import { metalToolchainItems } from './metal-toolchain.js';
+import { inspectMetalCpp, metalToolchainItems } from './metal-toolchain.js';
 import { probeOffline } from '../build/offline-deps.js';
 
 /**
@@ -108,6 +109,9 @@ export async function machineItems(
     log: Logger;
     depsDir: string | undefined;
     generatedRoot: string;
+    /** Where check-metal unpacks metal-cpp, and the archive the config pins. */
+    metalCppCache: string;
+    metalCppPin?: { url: string; sha256?: string | undefined } | undefined;
   },
 ): Promise<ReportItem[]> {
   const want = (id: string) => wanted.has(id);
@@ -123,12 +127,16 @@ export async function machineItems(
     want('ccache') ? inspectCcache(o.env, o.platform).then((c) => [c]) : none,
     want('gxx-11') ? inspectUpstreamCompiler(o.env, o.platform).then((c) => [c]) : none,
     want('sanitizers') ? inspectSanitizers(o.env, o.platform).then((c) => [c]) : none,
+    want('twin') ? inspectTwinTools(o.env, o.platform).then((c) => [c]) : none,
     want('offline-') ? inspectOffline(probeOffline(o.depsDir, o.generatedRoot, o.platform)) : none,
     want('clang-format') ? inspectClangFormat().then((c) => [c]) : none,
     want('cmake-format') ? inspectCMakeFormat(o.env, o.log, o.platform).then((c) => [c]) : none,
     want('sphinx') ? inspectSphinx(o.env, o.log, o.platform).then((c) => [c]) : none,
     want('metal-clang') || want('metal-libcxx')
       ? metalToolchainItems({ env: o.env, log: o.log, platform: o.platform })
+      : none,
+    want('metal-cpp')
+      ? inspectMetalCpp({ cacheDir: o.metalCppCache, pin: o.metalCppPin, env: o.env }).then((c) => [c])
       : none,
   ]);
   return groups.flat();

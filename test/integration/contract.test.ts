@@ -3672,7 +3672,8 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
   it('with no tools on PATH: every required tool fails (9); --deps-dir provides the offline dependencies', async () => {
     const out = await spawnJson(['doctor', '--deps-dir', deps], {
       cwd: project,
-      env: { PATH: gitOnlyPath() },
+      // A proxy on a closed port: metal-cpp cannot be downloaded, whatever this machine's network.
+      env: { PATH: gitOnlyPath(), HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: 'http://127.0.0.1:9' },
       names: { paths: { project, deps } },
     });
     // BLAS is found by its files, not on PATH: its status is this machine's.
@@ -3701,6 +3702,7 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
             "ccache: warn, optional, fix",
             "gxx-11: warn, optional, fix",
             "sanitizers: warn, optional, fix",
+            "twin: warn, required, fix",
             "offline-json: pass, required",
             "offline-doctest: pass, required",
             "offline-fmt: pass, required",
@@ -3710,6 +3712,7 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
             "sphinx: fail, required, fix",
             "metal-clang: fail, required, fix",
             "metal-libcxx: not-checked, required, fix",
+            "metal-cpp: fail, required, fix",
           ],
           "command": "doctor",
           "commands": [
@@ -3730,6 +3733,7 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
                 "ccache",
                 "gxx-11",
                 "sanitizers",
+                "twin",
               ],
               "ready": false,
             },
@@ -3746,6 +3750,7 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
               "missing": [
                 "metal-clang",
                 "metal-libcxx",
+                "metal-cpp",
               ],
               "optionalMissing": [],
               "ready": false,
@@ -3755,6 +3760,7 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
               "missing": [
                 "cmake",
                 "compiler",
+                "twin",
                 "cmake-format",
                 "sphinx",
               ],
@@ -3765,12 +3771,14 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
                 "sanitizers",
                 "metal-clang",
                 "metal-libcxx",
+                "metal-cpp",
               ],
               "ready": false,
             },
           ],
           "ok": false,
           "ready": false,
+          "workdir": "<project>/.work",
         },
       }
     `);
@@ -3780,6 +3788,10 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
 describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool', machineReady, machineReason), () => {
   it('every check passes (0), --offline with the system packages too', async () => {
     const project = makeProject(makeUpstream().sha);
+    // metal-cpp as check-metal leaves it in the workdir: no download needed.
+    const metalCpp = path.join(project, '.work', 'metal-cpp', 'metal-cpp_26', 'metal-cpp', 'Metal');
+    mkdirSync(metalCpp, { recursive: true });
+    writeFileSync(path.join(metalCpp, 'Metal.hpp'), '// stand-in\n');
     const out = await runTable({ doctor: ['doctor'], '--offline': ['doctor', '--offline'] }, (args) =>
       runJson(args, {
         cwd: project,
@@ -3809,6 +3821,7 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
               "ccache: pass, optional",
               "gxx-11: pass, optional",
               "sanitizers: pass, optional",
+              "twin: pass, required",
               "offline-json: pass, required",
               "offline-doctest: pass, required",
               "offline-fmt: pass, required",
@@ -3818,6 +3831,7 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
               "sphinx: pass, required",
               "metal-clang: pass, required",
               "metal-libcxx: pass, required",
+              "metal-cpp: pass, required",
             ],
             "command": "doctor",
             "commands": [
@@ -3854,6 +3868,7 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
             ],
             "ok": true,
             "ready": true,
+            "workdir": "<project>/.work",
           },
         },
         "doctor": {
@@ -3876,6 +3891,7 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
               "ccache: pass, optional",
               "gxx-11: pass, optional",
               "sanitizers: pass, optional",
+              "twin: pass, required",
               "offline-json: pass, optional",
               "offline-doctest: pass, optional",
               "offline-fmt: pass, optional",
@@ -3885,6 +3901,7 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
               "sphinx: pass, required",
               "metal-clang: pass, required",
               "metal-libcxx: pass, required",
+              "metal-cpp: pass, required",
             ],
             "command": "doctor",
             "commands": [
@@ -3921,6 +3938,7 @@ describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool',
             ],
             "ok": true,
             "ready": true,
+            "workdir": "<project>/.work",
           },
         },
       }

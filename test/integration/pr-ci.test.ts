@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { makeWorld, pushByHand, type World } from '../support/fork.js';
+import { fakeGh, withGh } from '../support/gh.js';
 import { startGitHubCiStandIn, type GitHubCiStandIn } from '../support/github-ci.js';
 import { runCli, type CliResult } from '../support/repos.js';
 
@@ -362,7 +363,8 @@ describe('pr --ci against a GitHub API stand-in', () => {
   it('without a token: no Authorization header, and a warning that GitHub allows 60 requests an hour', async () => {
     api.repos[FORK]!.checkRuns[sha] = [{ name: 'check_lint', status: 'completed', conclusion: 'success' }];
     const from = api.requests.length;
-    const result = await ci([], { GH_TOKEN: '', GITHUB_TOKEN: '' });
+    // A gh that is not logged in: no token from `gh auth token` either, whatever this machine's gh.
+    const result = await ci([], { GH_TOKEN: '', GITHUB_TOKEN: '', ...withGh(fakeGh(null).bin) });
     expect(result.code, result.stderr).toBe(0);
     expect(api.requests.slice(from).map((r) => r.authorization)).toEqual(api.requests.slice(from).map(() => null));
     expect(result.stderr).toContain('60 requests an hour');

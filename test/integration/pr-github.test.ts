@@ -5,39 +5,16 @@
  * PATH standing in for gh), retries of a 5xx or a dropped connection, MLX's
  * one-open-pull-request rule, and the compare URL after a push.
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { makeWorld, ONLY_PR_TEXT, type World } from '../support/fork.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../support/github-api.js';
-import { runCli, tempDir, type CliResult } from '../support/repos.js';
+import { fakeGh, withGh } from '../support/gh.js';
+import { runCli, type CliResult } from '../support/repos.js';
 
 const TOKEN = 'ghp_ghTOKEN5555555555abcdefSECRET';
 const HEAD = 'alice:mlx-storage-pr';
-
-/** A folder holding a `gh` that prints `token` for `gh auth token` (exit 1, as gh does, when null), and logs its arguments. */
-function fakeGh(token: string | null): { bin: string; calls: () => string[] } {
-  const bin = tempDir('msp-gh-');
-  const log = path.join(bin, 'calls.txt');
-  writeFileSync(
-    path.join(bin, 'gh'),
-    [
-      '#!/bin/sh',
-      `echo "$*" >> '${log}'`,
-      token === null
-        ? 'echo "no oauth token found for github.com" >&2; exit 1'
-        : `if [ "$1 $2" = "auth token" ]; then echo '${token}'; exit 0; fi; exit 2`,
-      '',
-    ].join('\n'),
-  );
-  chmodSync(path.join(bin, 'gh'), 0o755);
-  writeFileSync(log, '');
-  return { bin, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
-}
-
-const withGh = (bin: string) => ({ PATH: `${bin}${path.delimiter}${process.env['PATH'] ?? ''}` });
 
 function expectNoToken(result: CliResult): void {
   expect(result.stdout).not.toContain(TOKEN);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DESCRIPTION, makeWorld, MESSAGE, ONLY_PR_TEXT, writePrText, type World } from '../support/fork.js';
+import { fakeGh, withGh } from '../support/gh.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../support/github-api.js';
 import { FIXTURES, runCli, type CliResult } from '../support/repos.js';
 
@@ -202,7 +203,8 @@ describe('pr --open: refused before any request, and nothing pushed', () => {
   });
 
   it('without a token (2, TOKEN_MISSING); the hint says which tokens work', async () => {
-    const result = await open({ GH_TOKEN: '', GITHUB_TOKEN: '' });
+    // A gh that is not logged in: no token from `gh auth token` either, whatever this machine's gh.
+    const result = await open({ GH_TOKEN: '', GITHUB_TOKEN: '', ...withGh(fakeGh(null).bin) });
     expect(result.code).toBe(2);
     expect(result.json.error.code).toBe('TOKEN_MISSING');
     expect(result.json.error.hint).toContain('public_repo');

@@ -81,6 +81,8 @@ export interface GitHubClient {
   defaultBranch(repo: RepoId): Promise<string>;
   /** The open pull request of `head` (`owner:branch`) in `repo`, or null. */
   openPullRequest(repo: RepoId, head: string): Promise<PullRequest | null>;
+  /** The open pull requests `author` opened in `repo` (GitHub's issue search, all pages). */
+  openPullRequestsBy(repo: RepoId, author: string): Promise<Array<{ number: number; url: string; title: string }>>;
   createPullRequest(
     repo: RepoId,
     pull: { title: string; body: string; head: string; base: string; draft: boolean },
@@ -196,15 +198,11 @@ async function call<T>(request: string, run: (signal: AbortSignal) => Promise<T>
   }
 }
 
-/** The URL of the next page in a `Link` header, or null on the last page. */
-function nextPage(link: unknown): string | null {
-  return typeof link === 'string' ? (/<([^<>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null) : null;
-}
-
 /**
- * Every item of a paginated list: the first page from `route`, then each
- * `Link: <...>; rel="next"` page. `key` names the list in an object answer
- * (`check_runs`, `statuses`, `workflow_runs`).
+ * Every item of a paginated list, through Octokit's `paginate` (it follows
+ * the `Link` header). `key` names the list in an object answer
+ * (`check_runs`, `statuses`, `workflow_runs`); Octokit unwraps some of these
+ * into a plain list itself, others (the combined status) it leaves whole.
  */
 async function allPages(
   octokit: Octokit,
@@ -214,16 +212,36 @@ async function allPages(
   signal: AbortSignal,
 ): Promise<unknown[]> {
   const items: unknown[] = [];
-  let response = await octokit.request(route, { ...params, per_page: 100, request: { signal } });
-  for (;;) {
-    const list = (response.data as Record<string, unknown> | null)?.[key];
-    if (!Array.isArray(list)) throw new UnexpectedAnswer(response.status, [key], response.data);
+  for await (const response of octokit.paginate.iterator(route, { ...params, per_page: 100, request: { signal } })) {
+    const data = response.data as unknown;
+    const list = Array.isArray(data) ? data : (data as Record<string, unknown> | null)?.[key];
+    if (!Array.isArray(list)) throw new UnexpectedAnswer(response.status, [key], data);
     items.push(...(list as unknown[]));
-    const next = nextPage(response.headers.link);
-    if (next === null) return items;
-    response = await octokit.request({ method: 'GET', url: next, request: { signal } });
   }
+  return items;
 }
+
+/** A request failed for a reason that may pass: GitHub's side (5xx) or no answer (a dropped connection). */
+function isTransient(error: unknown): boolean {
+  const e = error as { status?: number; response?: { status: number } };
+  if (error instanceof UnexpectedAnswer) return false;
+  if (e.response === undefined) return !(error instanceof Error && error.name === 'AbortError');
+  return e.response.status >= 500;
+}
+
+/** How a failed request is tried again: how often, after how long, and who is told. */
+export interface RetryPolicy {
+  /** Tries after the first. */
+  retries: number;
+  /** The wait before try `n` (1-based) in milliseconds. */
+  delayMs: (attempt: number) => number;
+  /** Told before each wait. */
+  onRetry: (retry: { request: string; reason: string; attempt: number; of: number; delayMs: number }) => void;
+}
+
+/** Three more tries after 1, 2 and 4 seconds. */
+export const DEFAULT_RETRIES = 3;
+const backoff = (attempt: number) => 1000 * 2 ** (attempt - 1);
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -279,7 +297,40 @@ async function actionsEnabled(octokit: Octokit, repo: RepoId): Promise<boolean |
   }
 }
 
-export function gitHubClient(options: { baseUrl: string; token: string | null; userAgent: string }): GitHubClient {
+/** Tries a failed request again under `retry`, when the failure may pass; never a POST. */
+function retryRequests(octokit: Octokit, retry: RetryPolicy): void {
+  octokit.hook.wrap('request', async (request, opts) => {
+    const method = String(opts.method);
+    // A POST that failed may still have been done: its caller checks before trying again.
+    const tries = method === 'POST' ? 0 : retry.retries;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request(opts);
+      } catch (error) {
+        const signal = (opts.request as { signal?: AbortSignal } | undefined)?.signal;
+        if (attempt > tries || !isTransient(error) || signal?.aborted === true) throw error;
+        const delayMs = retry.delayMs(attempt);
+        const { status, message } = said(error);
+        retry.onRetry({
+          request: `${method} ${String(opts.url)}`,
+          reason: status === null ? `no answer (${message})` : `HTTP ${status}`,
+          attempt,
+          of: tries,
+          delayMs,
+        });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  });
+}
+
+export function gitHubClient(options: {
+  baseUrl: string;
+  token: string | null;
+  userAgent: string;
+  /** Tries again on a 5xx or a dropped connection (requests other than POST); default: none. */
+  retry?: Partial<RetryPolicy> & Pick<RetryPolicy, 'onRetry'>;
+}): GitHubClient {
   const octokit = new Octokit({
     ...(options.token === null ? {} : { auth: options.token }),
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -287,6 +338,8 @@ export function gitHubClient(options: { baseUrl: string; token: string | null; u
     // Octokit's own console output would bypass the tool's logger.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
+  if (options.retry !== undefined)
+    retryRequests(octokit, { retries: DEFAULT_RETRIES, delayMs: backoff, ...options.retry });
   let limit: RateLimit | null = null;
   octokit.hook.after('request', (response) => {
     const h = response.headers as Headers;
@@ -344,6 +397,22 @@ export function gitHubClient(options: { baseUrl: string; token: string | null; u
         if (!Array.isArray(data)) throw new UnexpectedAnswer(status, ['a list of pull requests'], data);
         const first = data[0];
         return first === undefined ? null : pullOf(first, status);
+      }),
+    openPullRequestsBy: (repo, author) =>
+      call(`GET /search/issues?q=repo:${repo.owner}/${repo.repo} is:pr is:open author:${author}`, async (signal) => {
+        const items = await allPages(
+          octokit,
+          'GET /search/issues',
+          { q: `repo:${repo.owner}/${repo.repo} is:pr is:open author:${author}` },
+          'items',
+          signal,
+        );
+        return items.flatMap((raw) => {
+          const r = raw as Record<string, unknown>;
+          return typeof r['number'] === 'number' && typeof r['html_url'] === 'string'
+            ? [{ number: r['number'], url: r['html_url'], title: text(r['title']) ?? '' }]
+            : [];
+        });
       }),
     createPullRequest: (repo, pull) =>
       call(`POST /repos/${repo.owner}/${repo.repo}/pulls`, async (signal) => {

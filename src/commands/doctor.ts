@@ -27,6 +27,8 @@ export interface DoctorData {
   /** True when every asked command has what it requires. */
   ready: boolean;
   asked: DoctorCommand[];
+  /** Where the MLX checkout and builds live. */
+  workdir: string;
   commands: CommandReadiness[];
   checks: ReportItem[];
 }
@@ -78,11 +80,20 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
     log: ctx.log,
     depsDir,
     generatedRoot: path.join(ctx.cacheRoot, 'deps'),
+    metalCppCache: ctx.layout.metalCpp,
+    metalCppPin: ctx.config.upstream.metalCpp,
   });
   const report = doctorReport(commands, results, { offline });
   return {
-    data: { command: 'doctor', ready: report.ready, asked: commands, commands: report.commands, checks: report.checks },
-    lines: report.lines,
+    data: {
+      command: 'doctor',
+      ready: report.ready,
+      asked: commands,
+      workdir: ctx.workdir,
+      commands: report.commands,
+      checks: report.checks,
+    },
+    lines: [`workdir: ${ctx.workdir}`, ...report.lines],
     exitCode: report.ready ? ExitCode.ok : ExitCode.toolMissing,
   };
 }

@@ -83,6 +83,17 @@ export const prCommand = defineCommand({
               type: 'string',
               describe: 'GitHub API base URL (env GITHUB_API_URL; default https://api.github.com)',
             })
+            .option('token-env', {
+              type: 'string',
+              describe:
+                'The environment variable that holds the GitHub token (default: GH_TOKEN, then GITHUB_TOKEN, then `gh auth token`)',
+            })
+            .option('allow-second-pr', {
+              type: 'boolean',
+              default: false,
+              describe:
+                'With --open: open the pull request even when you have another open one upstream (MLX closes the second of an outside contributor)',
+            })
             .option('ci', {
               type: 'boolean',
               default: false,
@@ -106,7 +117,8 @@ export const prCommand = defineCommand({
       .epilog(
         'The commit: the applied tree on the pinned commit, message pr/commit-message.txt verbatim, author and committer from ' +
           'GIT_AUTHOR_*/GIT_COMMITTER_* or git config. The fork keeps the id pushed last in refs/mlx-storage-pr/pushed/<branch>; a branch ' +
-          'that holds anything else is refused (commits named) unless --force. The token comes from GH_TOKEN or GITHUB_TOKEN and reaches ' +
+          'that holds anything else is refused (commits named) unless --force. The token comes from --token-env, GH_TOKEN or GITHUB_TOKEN ' +
+          '(--open and --ci: then `gh auth token`) and reaches ' +
           "git through the environment only. By default verify's checks must pass first; the build checks use the saved results of `test` " +
           'and verify for this series when there are any.',
       ),
@@ -187,6 +199,7 @@ async function prCi(options: PrCommandOptions): Promise<CommandResult<CiData>> {
     branch: options.branch,
     forkOwner: options.forkOwner,
     apiUrl: options.apiUrl,
+    tokenEnv: options.tokenEnv,
     wait,
     pollMs,
   });
@@ -265,6 +278,8 @@ function prLines(data: PrData): string[] {
       'would-update': `[dry run] would update the pull request (${pull.changed.join(', ')}): ${where}`,
     }[pull.status];
     lines.push(what);
+  } else if (data.compareUrl !== null && !data.status.startsWith('would')) {
+    lines.push(`open the pull request on GitHub (no token needed): ${data.compareUrl}`);
   }
   return lines;
 }

@@ -68,6 +68,7 @@ export type ErrorCode =
   | 'FORK_UNREACHABLE'
   | 'PUSH_FAILED'
   | 'GITHUB_API_FAILED'
+  | 'OTHER_PULL_REQUEST_OPEN'
   | 'CI_NOT_FOUND'
   | 'EXPORT_REFUSED'
   | 'BUMP_CONFLICT'
@@ -124,6 +125,7 @@ const exitFor: Record<ErrorCode, ExitCode> = {
   FORK_UNREACHABLE: ExitCode.source,
   PUSH_FAILED: ExitCode.failure,
   GITHUB_API_FAILED: ExitCode.failure,
+  OTHER_PULL_REQUEST_OPEN: ExitCode.failure,
   CI_NOT_FOUND: ExitCode.failure,
   EXPORT_REFUSED: ExitCode.failure,
   BUMP_CONFLICT: ExitCode.conflict,

@@ -59,6 +59,24 @@ export function verifyInsideCheckout(relative: string, origin: string): string {
 export const DEFAULT_WORKDIR = '.work';
 
 /**
+ * The default workdir when the project in use is the installed package (no
+ * config found upward from the current folder): a per-user state folder,
+ * never inside the package, where reinstalling or clearing npm's cache would
+ * delete it. `$XDG_STATE_HOME/mlx-storage-pr`, else
+ * `~/.local/state/mlx-storage-pr`; on macOS `~/Library/Application Support/mlx-storage-pr`.
+ */
+export function stateWorkdir(
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+  home: string,
+): string {
+  const xdg = env['XDG_STATE_HOME'];
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'mlx-storage-pr');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'mlx-storage-pr');
+  return path.join(home, '.local', 'state', 'mlx-storage-pr');
+}
+
+/**
  * Checks where the workdir may be. An empty value would make the project
  * folder itself the workdir, and any other folder inside the project puts an
  * MLX clone and build folders among the project's own files; only the default

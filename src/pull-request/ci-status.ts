@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../adapters/github.js';
+import { GitHubError, type GitHubClient, type RepoId } from '../adapters/github.js';
 import { childControl, InterruptedError } from '../adapters/interrupt.js';
-import { packageVersion } from '../adapters/package-root.js';
 import { UserError } from '../core/errors.js';
 import { mapJsonStrings } from '../core/json.js';
 import type { Context } from '../series/context.js';
@@ -24,8 +23,9 @@ import {
   type CiSummary,
 } from './ci-report.js';
 import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
-import { readForkState, resolveFork, tokenFrom } from './fork.js';
-import { DEFAULT_API_URL, verifyApiUrl } from './open.js';
+import { readForkState, resolveFork } from './fork.js';
+import { findToken, ghHostOf } from './token.js';
+import { apiClient, DEFAULT_API_URL, verifyApiUrl } from './open.js';
 import { withoutSecret } from './push-branch.js';
 
 export interface CiOptions {
@@ -35,6 +35,8 @@ export interface CiOptions {
   branch?: string | undefined;
   forkOwner?: string | undefined;
   apiUrl?: string | undefined;
+  /** `--token-env`: the variable that holds the token. */
+  tokenEnv?: string | undefined;
   /** `--wait`: poll for at most this many minutes; undefined: read once. */
   wait?: number | undefined;
   /** Between two polls. */
@@ -89,7 +91,9 @@ const short = (id: string) => id.slice(0, 12);
  * Throws CI_NOT_FOUND when there is nothing to report, with the reasons.
  */
 export async function readCiStatus(ctx: Context, options: CiOptions): Promise<CiData> {
-  const token = tokenFrom(ctx.env);
+  const apiUrl = options.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
+  const token =
+    (await findToken(ctx.env, ctx.log, { tokenEnv: options.tokenEnv, host: ghHostOf(apiUrl) }))?.value ?? null;
   try {
     const data = await run(ctx, options, token);
     return token === null ? data : (mapJsonStrings(data, (t) => t.split(token).join('***')) as CiData);
@@ -99,12 +103,12 @@ export async function readCiStatus(ctx: Context, options: CiOptions): Promise<Ci
 }
 
 async function run(ctx: Context, options: CiOptions, token: string | null): Promise<CiData> {
-  const target = await resolveTarget(ctx, options);
+  const target = await resolveTarget(ctx, options, token);
   if (token === null)
     ctx.log.warn(
-      'no GH_TOKEN or GITHUB_TOKEN: GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
+      'no token (GH_TOKEN, GITHUB_TOKEN or `gh auth token`): GitHub is read without a token, which it allows 60 requests an hour (a reading takes 3 to 7).',
     );
-  const client = gitHubClient({ baseUrl: target.apiUrl, token, userAgent: `mlx-storage-pr/${packageVersion()}` });
+  const client = apiClient(target.apiUrl, token, ctx.log);
   const { reading, polls, timedOut } = await poll(ctx, client, target, options);
   const { names, commit, branch } = target;
   if (reading.jobs.length === 0) throw notFound(reading, target, polls);
@@ -145,7 +149,7 @@ interface Target {
 }
 
 /** Resolves the options against the checkout, the config and the fork; refuses what cannot be read. */
-async function resolveTarget(ctx: Context, options: CiOptions): Promise<Target> {
+async function resolveTarget(ctx: Context, options: CiOptions, token: string | null): Promise<Target> {
   const git = await ctx.checkout();
   if (git === null)
     throw new UserError('NOT_APPLIED', 'pr --ci reads the fork through the checkout, and there is none.', {
@@ -173,7 +177,7 @@ async function resolveTarget(ctx: Context, options: CiOptions): Promise<Target> 
   const apiUrl = options.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
   verifyApiUrl(apiUrl, ctx.cwd);
 
-  const state = await readForkState(ctx, git, fork, branch);
+  const state = await readForkState(ctx, git, fork, branch, token);
   const names: CiNames = {
     head: `${owner}:${branch}`,
     upstream: repoName(upstreamRepo),

@@ -37,15 +37,6 @@ export interface ForkTarget {
   location: RepoLocation;
 }
 
-/** The token for GitHub, from GH_TOKEN or GITHUB_TOKEN (null: none). */
-export function tokenFrom(env: Env): string | null {
-  for (const name of ['GH_TOKEN', 'GITHUB_TOKEN']) {
-    const value = env[name]?.trim();
-    if (value) return value;
-  }
-  return null;
-}
-
 /** A location with local paths resolved through symlinks, so two names of one folder compare equal. */
 function realLocation(url: string, cwd: string): RepoLocation {
   const location = parseRepoLocation(url, cwd);
@@ -181,8 +172,7 @@ const TRACE_VARIABLES = [
 ];
 
 /** The git of the checkout, set up to talk to the fork: the token as a header (http/https only), never a prompt. */
-function forkGit(git: Git, fork: ForkTarget, env: Env, log: Logger): Git {
-  const token = tokenFrom(env);
+function forkGit(git: Git, fork: ForkTarget, env: Env, log: Logger, token: string | null): Git {
   const header = token === null ? {} : tokenHeaderEnv(fork.location, token, env);
   // GitHub masks a secret's own base64 forms, not this header's: ask it to mask the header before git can echo it.
   if (env['GITHUB_ACTIONS'] === 'true')
@@ -219,8 +209,14 @@ function authHint(said: string): string | null {
  * What the fork holds now: the branch tip and the id the tool pushed last
  * (its lease ref), read with `git ls-remote` as a refresh reads them.
  */
-export async function readForkState(ctx: Context, checkout: Git, fork: ForkTarget, branch: string): Promise<ForkState> {
-  const git = forkGit(checkout, fork, ctx.env, ctx.log);
+export async function readForkState(
+  ctx: Context,
+  checkout: Git,
+  fork: ForkTarget,
+  branch: string,
+  token: string | null,
+): Promise<ForkState> {
+  const git = forkGit(checkout, fork, ctx.env, ctx.log, token);
   const branchRef = `refs/heads/${branch}`;
   try {
     const remote = await git.remoteRefIds(fork.url, [branchRef, leaseRef(branch)]);
@@ -248,9 +244,18 @@ export async function readForkState(ctx: Context, checkout: Git, fork: ForkTarge
 export async function refreshFork(
   ctx: Context,
   checkout: Git,
-  o: { fork: ForkTarget; branch: string; commit: UserCommit; force: boolean; dryRun: boolean; now: Date },
+  o: {
+    fork: ForkTarget;
+    branch: string;
+    commit: UserCommit;
+    force: boolean;
+    dryRun: boolean;
+    now: Date;
+    /** Sent to an http(s) fork as a header (null: git's own credentials). */
+    token: string | null;
+  },
 ): Promise<RefreshOutcome> {
-  const git = forkGit(checkout, o.fork, ctx.env, ctx.log);
+  const git = forkGit(checkout, o.fork, ctx.env, ctx.log, o.token);
   const branchRef = `refs/heads/${o.branch}`;
   const lease = leaseRef(o.branch);
   const local = fetchedRefs(o.branch);

@@ -1,4 +1,11 @@
-import { GitHubError, gitHubClient, type GitHubClient, type RepoId } from '../adapters/github.js';
+import {
+  DEFAULT_RETRIES,
+  GitHubError,
+  gitHubClient,
+  type GitHubClient,
+  type PullRequest,
+  type RepoId,
+} from '../adapters/github.js';
 import { packageVersion } from '../adapters/package-root.js';
 import { itemsPass, formatItems } from '../core/report-items.js';
 import { UserError } from '../core/errors.js';
@@ -6,8 +13,8 @@ import { githubRepoOf, isLoopback, parseRepoLocation, redactSecrets } from './fo
 import { DESCRIPTION_FILE, policyItems } from '../readiness/policy.js';
 import type { Context } from '../series/context.js';
 import type { ForkTarget } from './fork.js';
-import { tokenFrom } from './fork.js';
 import { readPolicyFiles } from '../readiness/policy-files.js';
+import type { Logger } from '../adapters/log.js';
 
 export const DEFAULT_API_URL = 'https://api.github.com';
 
@@ -33,6 +40,10 @@ export interface OpenOptions {
   forkOwner?: string | undefined;
   /** `--api-url`, else GITHUB_API_URL, else api.github.com. */
   apiUrl?: string | undefined;
+  /** The token found (`findToken`), or null. */
+  token: string | null;
+  /** `--allow-second-pr`: open one even when the user has another open pull request upstream. */
+  allowSecond?: boolean | undefined;
 }
 
 /** Everything a request needs, checked before anything is pushed. */
@@ -43,6 +54,9 @@ export interface PreparedOpen {
   /** pr/description.md, verbatim. */
   body: string;
   apiUrl: string;
+  /** The fork owner's login: whose other open pull requests upstream count. */
+  owner: string;
+  allowSecond: boolean;
 }
 
 /**
@@ -64,11 +78,15 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
     );
   const body = files.find((f) => f.path === DESCRIPTION_FILE)?.text ?? '';
 
-  const token = tokenFrom(ctx.env);
+  const token = o.token;
   if (token === null)
-    throw new UserError('TOKEN_MISSING', '--open needs a GitHub token in GH_TOKEN or GITHUB_TOKEN.', {
-      hint: 'Create a token that may create pull requests in the upstream repository (classic: public_repo) and set GH_TOKEN; docs/pull-request.md, "Opening the pull request", lists which tokens work. Or leave out --open and open the pull request once by hand: each refresh of the branch updates it.',
-    });
+    throw new UserError(
+      'TOKEN_MISSING',
+      '--open needs a GitHub token: none in GH_TOKEN or GITHUB_TOKEN, and `gh auth token` gave none (gh not on PATH or not logged in).',
+      {
+        hint: 'Run `gh auth login`, or create a token that may create pull requests in the upstream repository (classic: public_repo) and set GH_TOKEN (or name its variable with --token-env); docs/pull-request.md, "Opening the pull request", lists which tokens work. Or leave out --open and open the pull request once by hand: each refresh of the branch updates it.',
+      },
+    );
 
   const upstreamRepo = githubRepoOf(parseRepoLocation(ctx.config.upstream.url, ctx.cwd));
   if (upstreamRepo === null)
@@ -80,7 +98,7 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
     throw new UserError('USAGE', `--open: the fork ${o.fork.given} does not say whose fork it is.`, {
       hint: 'Pass --fork-owner <your GitHub login> (the pull request comes from <login>:<branch>).',
     });
-  const apiUrl = o.apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
+  const apiUrl = apiUrlOf(ctx, o.apiUrl);
   verifyApiUrl(apiUrl, ctx.cwd);
   return {
     token,
@@ -88,7 +106,30 @@ export async function prepareOpen(ctx: Context, o: OpenOptions): Promise<Prepare
     head: `${owner}:${o.branch}`,
     body,
     apiUrl,
+    owner,
+    allowSecond: o.allowSecond === true,
   };
+}
+
+/** `--api-url`, else GITHUB_API_URL, else api.github.com. */
+export function apiUrlOf(ctx: Context, apiUrl: string | undefined): string {
+  return apiUrl ?? (ctx.env['GITHUB_API_URL'] || DEFAULT_API_URL);
+}
+
+/**
+ * The GitHub client of `--open` and `--ci`: a 5xx or a dropped connection is
+ * tried again, at most 3 times after 1, 2 and 4 s, each retry logged.
+ */
+export function apiClient(apiUrl: string, token: string | null, log: Logger): GitHubClient {
+  return gitHubClient({
+    baseUrl: apiUrl,
+    token,
+    userAgent: `mlx-storage-pr/${packageVersion()}`,
+    retry: {
+      onRetry: (r) =>
+        log.warn(`${r.request}: ${r.reason}; trying again in ${r.delayMs / 1000} s (retry ${r.attempt} of ${r.of})`),
+    },
+  });
 }
 
 /** The API URL the token goes to: https, or http to this machine only; never with a user part. */
@@ -120,27 +161,18 @@ export function verifyApiUrl(apiUrl: string, cwd: string): void {
  */
 export async function openPullRequest(
   ready: PreparedOpen,
-  o: { title: string; draft: boolean; dryRun: boolean },
+  o: { title: string; draft: boolean; dryRun: boolean; log: Logger },
 ): Promise<PullRequestOutcome> {
-  const client: GitHubClient = gitHubClient({
-    baseUrl: ready.apiUrl,
-    token: ready.token,
-    userAgent: `mlx-storage-pr/${packageVersion()}`,
-  });
+  const client = apiClient(ready.apiUrl, ready.token, o.log);
   const repository = `${ready.upstream.owner}/${ready.upstream.repo}`;
   try {
     const base = await client.defaultBranch(ready.upstream);
     const open = await client.openPullRequest(ready.upstream, ready.head);
     const common = { head: ready.head, repository, base };
     if (open === null) {
+      await verifyNoOtherPullRequest(client, ready);
       if (o.dryRun) return { ...common, status: 'would-create', number: null, url: null, draft: o.draft, changed: [] };
-      const created = await client.createPullRequest(ready.upstream, {
-        title: o.title,
-        body: ready.body,
-        head: ready.head,
-        base,
-        draft: o.draft,
-      });
+      const created = await createOnce(client, ready, { title: o.title, base, draft: o.draft }, o.log);
       return {
         ...common,
         status: 'created',
@@ -162,6 +194,53 @@ export async function openPullRequest(
   } catch (error) {
     if (error instanceof GitHubError) throw apiFailed(error, ready.head, repository);
     throw error;
+  }
+}
+
+/**
+ * MLX lets an outside contributor have one open pull request at a time (a
+ * bot closes the second): refuse to open another unless asked to.
+ */
+async function verifyNoOtherPullRequest(client: GitHubClient, ready: PreparedOpen): Promise<void> {
+  if (ready.allowSecond) return;
+  const others = await client.openPullRequestsBy(ready.upstream, ready.owner);
+  if (others.length === 0) return;
+  const repository = `${ready.upstream.owner}/${ready.upstream.repo}`;
+  throw new UserError(
+    'OTHER_PULL_REQUEST_OPEN',
+    `${ready.owner} already has an open pull request in ${repository}:\n${others.map((p) => `  #${p.number} ${p.title}: ${p.url}`).join('\n')}\n${repository} closes a second open pull request of an outside contributor, so none was opened.`,
+    {
+      hint: `Wait until it is merged or closed, then run again; the branch is pushed and each refresh keeps it current. Add --allow-second-pr to open one anyway (you are a maintainer, or ${repository} allows it).`,
+      details: { open: others },
+    },
+  );
+}
+
+/**
+ * Creates the pull request. A POST that failed on GitHub's side (5xx) or
+ * lost its answer may have created it: look first, and create again only
+ * when it is not there, at most 3 times after 1, 2 and 4 s.
+ */
+async function createOnce(
+  client: GitHubClient,
+  ready: PreparedOpen,
+  pull: { title: string; base: string; draft: boolean },
+  log: Logger,
+): Promise<PullRequest> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.createPullRequest(ready.upstream, { ...pull, body: ready.body, head: ready.head });
+    } catch (error) {
+      const transient = error instanceof GitHubError && (error.status === null || error.status >= 500);
+      if (!transient || attempt > DEFAULT_RETRIES) throw error;
+      const delayMs = 1000 * 2 ** (attempt - 1);
+      log.warn(
+        `${error.request}: ${error.status === null ? 'no answer' : `HTTP ${error.status}`}; looking for the pull request, then trying again in ${delayMs / 1000} s if it is not there (retry ${attempt} of ${DEFAULT_RETRIES})`,
+      );
+      const made = await client.openPullRequest(ready.upstream, ready.head);
+      if (made !== null) return made;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
   }
 }
 

@@ -5,13 +5,14 @@ import { ProcessError } from '../adapters/process-error.js';
 import { formatItems, type ReportItem } from '../core/report-items.js';
 import { processFailed, UserError } from '../core/errors.js';
 import { mapJsonStrings } from '../core/json.js';
-import { leaseRef } from './fork-refs.js';
+import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
 import { inspectCheckout, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { verifySeriesNotEmpty } from '../series/plan.js';
-import { refreshFork, resolveFork, tokenFrom, type RefreshOutcome } from './fork.js';
+import { refreshFork, resolveFork, type ForkTarget, type RefreshOutcome } from './fork.js';
+import { findToken, ghHostOf, tokenInEnv } from './token.js';
 import { makeUserCommit, prepareUserCommit } from './commit.js';
-import { openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
+import { apiUrlOf, openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
 import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
 
 export interface PrOptions extends ReadinessItemsOptions {
@@ -29,6 +30,10 @@ export interface PrOptions extends ReadinessItemsOptions {
   draft?: boolean | undefined;
   forkOwner?: string | undefined;
   apiUrl?: string | undefined;
+  /** `--token-env`: the variable that holds the token. */
+  tokenEnv?: string | undefined;
+  /** `--allow-second-pr`: open a pull request even when the user has another open upstream. */
+  allowSecondPr?: boolean | undefined;
 }
 
 export interface PrData {
@@ -54,6 +59,12 @@ export interface PrData {
   /** Check ids left out with --skip. */
   skipped: string[];
   pullRequest: PullRequestOutcome | null;
+  /**
+   * The page that opens the pull request on GitHub, no token needed
+   * (`https://<host>/<upstream>/compare/<owner>:<branch>?expand=1`); null when
+   * the upstream or the fork owner is not known as a GitHub repository.
+   */
+  compareUrl: string | null;
 }
 
 /** Refuses a checkout with edits of its own: the pushed commit holds only templates/ and patches/. */
@@ -80,15 +91,26 @@ async function verifyNoLocalEdits(git: Git): Promise<void> {
  * branch refreshed in one atomic push; then the pull request.
  */
 export async function refreshPullRequest(ctx: Context, options: PrOptions): Promise<PrData> {
-  const token = tokenFrom(ctx.env);
+  // `gh auth token` only for --open: a push over https uses git's own credentials (`gh auth setup-git`) without one.
+  const token = options.open
+    ? await findToken(ctx.env, ctx.log, { tokenEnv: options.tokenEnv, host: ghHostOf(apiUrlOf(ctx, options.apiUrl)) })
+    : tokenInEnv(ctx.env, options.tokenEnv);
   try {
-    return await run(ctx, options);
+    return await run(ctx, options, token?.value ?? null);
   } catch (error) {
-    throw token === null ? error : withoutSecret(error, token);
+    throw token === null ? error : withoutSecret(error, token.value);
   }
 }
 
-async function run(ctx: Context, options: PrOptions): Promise<PrData> {
+/** The GitHub page that opens a pull request from `<owner>:<branch>` into the upstream default branch. */
+function compareUrlOf(ctx: Context, fork: ForkTarget, branch: string, forkOwner: string | undefined): string | null {
+  const upstream = githubRepoOf(parseRepoLocation(ctx.config.upstream.url, ctx.cwd));
+  const owner = forkOwner ?? githubRepoOf(fork.location)?.owner;
+  if (upstream === null || owner === undefined || owner === '') return null;
+  return `https://${upstream.host}/${upstream.owner}/${upstream.repo}/compare/${owner}:${branch}?expand=1`;
+}
+
+async function run(ctx: Context, options: PrOptions, token: string | null): Promise<PrData> {
   const need = { hint: ', so the pushed commit is what templates/ and patches/ say.' };
   verifySeriesNotEmpty((await ctx.project()).plan, 'pr');
   const applied = await requireAppliedCheckout(ctx, need);
@@ -103,7 +125,14 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
       hint: 'For example --branch my-change (letters, digits, ".", "_", "-" and "/").',
     });
   const open = options.open
-    ? await prepareOpen(ctx, { fork, branch, forkOwner: options.forkOwner, apiUrl: options.apiUrl })
+    ? await prepareOpen(ctx, {
+        fork,
+        branch,
+        forkOwner: options.forkOwner,
+        apiUrl: options.apiUrl,
+        token,
+        allowSecond: options.allowSecondPr,
+      })
     : null;
 
   let checks: ReportItem[] | null = null;
@@ -144,6 +173,7 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
       force: options.force === true,
       dryRun: options.dryRun === true,
       now: new Date(),
+      token,
     });
     return { commit, outcome };
   });
@@ -159,6 +189,7 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
           title: refreshed.commit.subject,
           draft: options.draft !== false,
           dryRun: options.dryRun === true,
+          log: ctx.log,
         })
       : null;
 
@@ -178,6 +209,7 @@ async function run(ctx: Context, options: PrOptions): Promise<PrData> {
     checks,
     skipped,
     pullRequest,
+    compareUrl: compareUrlOf(ctx, fork, branch, options.forkOwner),
   };
 }
 

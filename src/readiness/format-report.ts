@@ -17,12 +17,9 @@ export interface ToolPins {
   cmakeFormat: string | null;
 }
 
-/** The clang-format and cmake-format versions a `.pre-commit-config.yaml` pins. */
-export function preCommitPins(text: string): ToolPins {
-  const rev = (repo: RegExp): string | null => {
-    const match = new RegExp(`${repo.source}\\s*\\n\\s*rev:\\s*v?([0-9][\\w.-]*)`).exec(text);
-    return match ? (match[1] as string) : null;
-  };
+/** The clang-format and cmake-format versions the hooks of a `.pre-commit-config.yaml` pin. */
+export function preCommitPins(hooks: readonly { repo: string; rev: string | null }[]): ToolPins {
+  const rev = (repo: RegExp): string | null => hooks.find((h) => repo.test(h.repo) && h.rev !== null)?.rev ?? null;
   return { clangFormat: rev(/mirrors-clang-format/), cmakeFormat: rev(/cmake-format-precommit/) };
 }
 

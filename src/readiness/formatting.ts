@@ -83,9 +83,9 @@ export async function runFormatting(ctx: Context): Promise<FormatRun> {
     hint: ": format reads MLX's .clang-format and the pinned files from the checkout.",
   });
   const preCommitText = (await git.fileAt(pinned, '.pre-commit-config.yaml')) ?? '';
-  const hooks = preCommitHooks(preCommitText);
+  const hooks = await preCommitHooks(preCommitText);
   const seriesFiles = [...new Set([...plan.files.map((f) => f.path), ...patchedPaths(plan)])].sort();
-  const tools = await findFormatters(ctx, git, plan, { pins: preCommitPins(preCommitText), hooks, seriesFiles });
+  const tools = await findFormatters(ctx, git, plan, { pins: preCommitPins(hooks), hooks, seriesFiles });
   const report: FormatReport = {
     checkout: ctx.layout.checkout,
     ...tools.states,

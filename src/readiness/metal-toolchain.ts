@@ -6,6 +6,8 @@ import path from 'node:path';
 import { download, extractZip } from '../adapters/archive.js';
 import { clangFailure, clangVersionText, libcxxVersionText } from '../adapters/clang.js';
 import { makeMarkedFolder } from '../adapters/files.js';
+import { canConnect } from '../adapters/network.js';
+import { proxyFor } from '../suite/downloads.js';
 import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
 import type { ReportItem } from '../core/report-items.js';
@@ -44,6 +46,7 @@ export function metalToolchainInstall(platform: NodeJS.Platform): string {
 const CANDIDATES = ['clang++-22', 'clang++-21', 'clang++-20', 'clang++-19', 'clang++'];
 
 export const CLANG_TITLE = 'clang for the Metal type-check';
+export const METAL_CPP_TITLE = "Apple's metal-cpp (for the Metal type-check)";
 export const LIBCXX_TITLE = 'libc++ for the Metal type-check';
 
 /** The fix when `CLANGXX` names a compiler that does not do. */
@@ -232,6 +235,51 @@ export async function requireMetalToolchain(env: Env, log: Logger, platform: Nod
   );
 }
 
+/** Where the archive at `url` is unpacked: a pinned archive is cached by its hash, so another archive under the same name is never taken for it. */
+function metalCppCache(cacheDir: string, url: string, sha256: string | undefined): string {
+  const name = path.basename(new URL(url).pathname, '.zip');
+  return path.join(cacheDir, sha256 ? `${name}-${sha256.slice(0, 12)}` : name);
+}
+
+/**
+ * Whether `check-metal` will have metal-cpp without `--metal-cpp`: the
+ * pinned archive is unpacked in the workdir already, or its host (or the
+ * proxy for it) can be reached to download it.
+ */
+export async function inspectMetalCpp(o: {
+  cacheDir: string;
+  pin?: { url: string; sha256?: string | undefined } | undefined;
+  env: Env;
+}): Promise<ReportItem> {
+  const title = METAL_CPP_TITLE;
+  const url = o.pin?.url ?? DEFAULT_METAL_CPP_URL;
+  const cached = metalCppRoot(metalCppCache(o.cacheDir, url, o.pin?.sha256));
+  if (cached !== null) return { id: 'metal-cpp', title, status: 'pass', detail: `cached at ${cached}`, required: true };
+  const target = new URL(url);
+  const proxy = proxyFor(url, o.env);
+  const host = proxy ?? {
+    host: target.hostname,
+    port: Number(target.port) || (target.protocol === 'http:' ? 80 : 443),
+  };
+  const reached = await canConnect(host.host, host.port, 5000);
+  if (reached.ok)
+    return {
+      id: 'metal-cpp',
+      title,
+      status: 'pass',
+      detail: `not cached yet; check-metal downloads ${url} on first use`,
+      required: true,
+    };
+  return {
+    id: 'metal-cpp',
+    title,
+    status: 'fail',
+    detail: `not cached, and ${host.host}:${host.port}${proxy ? ' (proxy)' : ''} cannot be reached (${reached.reason}) to download ${url}`,
+    fix: `Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26 (${url}, downloaded where there is network)`,
+    required: true,
+  };
+}
+
 /** The folder holding `Metal/Metal.hpp`: `dir` itself, or the one folder inside it (the zip's `metal-cpp/`). */
 export function metalCppRoot(dir: string): string | null {
   if (existsSync(path.join(dir, 'Metal', 'Metal.hpp'))) return dir;
@@ -325,10 +373,8 @@ export async function resolveMetalCpp(
       `upstream.metalCpp.url in ${CONFIG_FILE} is ${o.pin.url}, but MLX's CMake at the pin names ${cmakeUrl}: ` +
         'the type-check uses the pinned one (`bump` moves it with the pin).',
     );
-  const name = path.basename(new URL(url).pathname, '.zip');
-  // A pinned archive is cached by its hash: another archive under the same name is never taken for it.
   const sha256 = o.pin?.sha256;
-  const cache = path.join(o.cacheDir, sha256 ? `${name}-${sha256.slice(0, 12)}` : name);
+  const cache = metalCppCache(o.cacheDir, url, sha256);
   const cached = metalCppRoot(cache);
   if (cached) return cached;
   const zip = `${cache}.zip`;

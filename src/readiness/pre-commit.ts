@@ -1,9 +1,11 @@
 /**
  * MLX's pre-commit hooks: which of them apply to which files of the series.
- * Pure: reads the text of a `.pre-commit-config.yaml`.
+ * Reads the text of a `.pre-commit-config.yaml` (no I/O).
  */
 
 import path from 'node:path';
+
+import { UserError } from '../core/errors.js';
 
 /** One hook of a `.pre-commit-config.yaml`. */
 export interface PreCommitHook {
@@ -18,44 +20,46 @@ export interface PreCommitHook {
   args: string[];
 }
 
-const unquote = (value: string) => value.trim().replace(/^(['"])(.*)\1$/, '$2');
+const text = (value: unknown): string | null =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+const mappings = (value: unknown): Record<string, unknown>[] =>
+  Array.isArray(value)
+    ? value.filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v))
+    : [];
 
 /**
- * Reads the hooks of a `.pre-commit-config.yaml`: the keys pre-commit's
- * own configs use (`repo`, `rev`, `id`, `files`, `exclude`, `args`), each on
- * its own line as MLX writes them. Comments and other keys are skipped.
+ * Reads the hooks of a `.pre-commit-config.yaml` with the `yaml` library
+ * (flow style, block scalars, anchors and aliases, as pre-commit itself
+ * reads them). Loaded here, on first use, so only the commands that read
+ * pre-commit's config load the parser.
  */
-export function preCommitHooks(text: string): PreCommitHook[] {
-  const hooks: PreCommitHook[] = [];
-  let repo = '';
-  let rev: string | null = null;
-  let inArgs = false;
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.replace(/\s+#.*$/, '');
-    if (/^\s*#/.test(line) || line.trim() === '') continue;
-    const key = /^\s*(?:-\s+)?([\w-]+):\s*(.*)$/.exec(line);
-    const current = hooks[hooks.length - 1];
-    if (key === null) {
-      const item = /^\s*-\s+(.*)$/.exec(line);
-      if (inArgs && item && current) current.args.push(unquote(item[1] as string));
-      continue;
-    }
-    const [, name, value = ''] = key as unknown as [string, string, string];
-    inArgs = false;
-    if (name === 'repo') {
-      repo = unquote(value);
-      rev = null;
-    } else if (name === 'rev') rev = unquote(value).replace(/^v(?=\d)/, '');
-    else if (name === 'id') hooks.push({ id: unquote(value), repo, rev, files: null, exclude: null, args: [] });
-    else if (current && name === 'files') current.files = unquote(value);
-    else if (current && name === 'exclude') current.exclude = unquote(value);
-    else if (current && name === 'args') {
-      const inline = /^\[(.*)\]$/.exec(value.trim());
-      if (inline) current.args.push(...(inline[1] as string).split(',').map(unquote).filter(Boolean));
-      else inArgs = true;
-    }
+export async function preCommitHooks(source: string): Promise<PreCommitHook[]> {
+  const { parse } = await import('yaml');
+  let doc: unknown;
+  try {
+    // Failsafe: every scalar stays text, so `rev: 1.10` is not read as a number.
+    doc = parse(source, { schema: 'failsafe', maxAliasCount: 1000 });
+  } catch (error) {
+    throw new UserError(
+      'CHECKOUT_INVALID',
+      `MLX's .pre-commit-config.yaml is not valid YAML: ${(error as Error).message}`,
+      {
+        hint: 'Check the pinned commit (upstream.commit in the config): its .pre-commit-config.yaml must parse.',
+        cause: error,
+      },
+    );
   }
-  return hooks;
+  const repos = mappings((doc as Record<string, unknown> | null)?.['repos']);
+  return repos.flatMap((r) => {
+    const repo = text(r['repo']) ?? '';
+    const rev = text(r['rev'])?.replace(/^v(?=\d)/, '') ?? null;
+    return mappings(r['hooks']).flatMap((h) => {
+      const id = text(h['id']);
+      if (id === null) return [];
+      const args = Array.isArray(h['args']) ? h['args'].map(text).filter((a): a is string => a !== null) : [];
+      return [{ id, repo, rev, files: text(h['files']), exclude: text(h['exclude']), args }];
+    });
+  });
 }
 
 /**
@@ -80,10 +84,36 @@ const HOOK_TYPES: Record<string, (file: string) => boolean> = {
   'check-yaml': (f) => /\.ya?ml$/.test(f),
 };
 
+/**
+ * A Python `(?x)` (verbose) pattern without its layout: whitespace outside a
+ * character class and unescaped, and `#` comments to the end of the line.
+ */
+function unverbose(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (c === '\\') {
+      out += source.slice(i, i + 2);
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else if (c === '[') {
+      inClass = true;
+      out += c;
+    } else if (c === '#') {
+      while (i + 1 < source.length && source[i + 1] !== '\n') i++;
+    } else if (!/\s/.test(c)) out += c;
+  }
+  return out;
+}
+
 /** A Python regular expression as JavaScript reads it (the constructs pre-commit configs use are the same). */
 function pattern(source: string): RegExp | null {
+  const verbose = /^\(\?x\)/.exec(source);
   try {
-    return new RegExp(source.replace(/^\(\?x\)/, ''));
+    return new RegExp(verbose ? unverbose(source.slice(verbose[0].length)) : source);
   } catch {
     return null;
   }

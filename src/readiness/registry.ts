@@ -22,6 +22,7 @@ import {
   inspectNinja,
   inspectOffline,
   inspectSanitizers,
+  inspectTwinTools,
   inspectUpstreamCompiler,
   inspectXcode,
 } from '../suite/build-tools.js';
@@ -29,7 +30,7 @@ import { formatReportItem } from './format-versions.js';
 import { DEFAULT_CMAKE_FORMAT, runFormatting, type FormatRun } from './formatting.js';
 import { inspectClangFormat, inspectCMakeFormat, inspectGit, inspectSphinx } from './machine.js';
 import { metalTypeCheckItem } from './metal-lane.js';
-import { CLANG_TITLE, LIBCXX_TITLE, metalToolchainItems } from './metal-toolchain.js';
+import { CLANG_TITLE, inspectMetalCpp, LIBCXX_TITLE, METAL_CPP_TITLE, metalToolchainItems } from './metal-toolchain.js';
 import { readPolicyFiles } from './policy-files.js';
 import { policyItems } from './policy.js';
 
@@ -216,6 +217,9 @@ export interface MachineOptions {
   log: Logger;
   depsDir: string | undefined;
   generatedRoot: string;
+  /** Where check-metal unpacks metal-cpp, and the archive the config pins. */
+  metalCppCache: string;
+  metalCppPin?: { url: string; sha256?: string | undefined } | undefined;
 }
 
 /** One check of the machine (`doctor`): what it checks, which commands need it, how it runs. */
@@ -313,6 +317,13 @@ export const MACHINE_CHECKS: readonly MachineCheck[] = [
     run: (o) => one(inspectSanitizers(o.env, o.platform)),
   },
   {
+    id: 'twin',
+    group: 'build',
+    title: 'Metal twin tools (nm, objcopy)',
+    needs: { test: optional('test --metal-twin cannot run'), verify: REQUIRED },
+    run: (o) => one(inspectTwinTools(o.env, o.platform)),
+  },
+  {
     id: 'offline-',
     group: 'build',
     title: 'offline <dependency>',
@@ -353,6 +364,13 @@ export const MACHINE_CHECKS: readonly MachineCheck[] = [
     title: LIBCXX_TITLE,
     needs: { 'check-metal': REQUIRED, verify: METAL_OPTIONAL },
     run: (o, once) => pick(metalToolchain(o, once), 'metal-libcxx'),
+  },
+  {
+    id: 'metal-cpp',
+    group: 'metal-typecheck',
+    title: METAL_CPP_TITLE,
+    needs: { 'check-metal': REQUIRED, verify: optional('the Metal type-check is not checked without --metal-cpp') },
+    run: (o) => one(inspectMetalCpp({ cacheDir: o.metalCppCache, pin: o.metalCppPin, env: o.env })),
   },
 ];
 

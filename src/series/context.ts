@@ -5,10 +5,10 @@ import path from 'node:path';
 import type { Env } from '../adapters/env.js';
 import { Git } from '../adapters/git.js';
 import { createLogger, type Logger } from '../adapters/log.js';
-import { findProjectRoot, loadConfig, loadPlanInputs, realPath } from './project-files.js';
+import { findProject, loadConfig, loadPlanInputs, realPath } from './project-files.js';
 import type { Config } from './config.js';
 import { permissionDenied, UserError } from '../core/errors.js';
-import { DEFAULT_WORKDIR, verifyWorkdir } from '../core/paths.js';
+import { DEFAULT_WORKDIR, stateWorkdir, verifyWorkdir } from '../core/paths.js';
 import { buildPlan, type ApplyPlan, type PlanInputs } from './plan.js';
 import { chooseSource, readRecordedSource, type Source } from './source.js';
 import { workdirLayout, type WorkdirLayout } from '../core/workdir.js';
@@ -56,9 +56,18 @@ export interface Context {
 }
 
 export async function loadContext(options: ContextOptions): Promise<Context> {
-  const projectRoot = options.project ? path.resolve(options.cwd, options.project) : findProjectRoot(options.cwd);
+  const found = options.project
+    ? { root: path.resolve(options.cwd, options.project), found: true }
+    : findProject(options.cwd);
+  const projectRoot = found.root;
   const config = loadConfig(projectRoot);
-  const workdir = chooseWorkdir(options, projectRoot);
+  const log = options.logger ?? createLogger({ verbose: options.verbose ?? false });
+  // The installed package is no place for a checkout: an upgrade or a cleared npm cache deletes it.
+  const defaultWorkdir = found.found
+    ? path.join(projectRoot, DEFAULT_WORKDIR)
+    : stateWorkdir(options.env, options.platform, options.env['HOME'] || os.homedir());
+  const workdir = chooseWorkdir(options, projectRoot, defaultWorkdir);
+  if (!found.found && workdir === defaultWorkdir) offerMove(path.join(projectRoot, DEFAULT_WORKDIR), workdir, log);
   const layout = workdirLayout(workdir);
   const envSource = options.env['MLX_REPO'];
   // Without --mlx-repo and MLX_REPO, the source the last apply in this workdir used.
@@ -67,7 +76,6 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
       ? await readRecordedSource(layout)
       : null;
   const source = chooseSource(options.mlxRepo, envSource, config.upstream.url, options.cwd, recorded);
-  const log = options.logger ?? createLogger({ verbose: options.verbose ?? false });
   let sourceTold = false;
   let project: Promise<Project> | undefined;
   let checkout: Git | undefined;
@@ -120,21 +128,32 @@ export async function loadContext(options: ContextOptions): Promise<Context> {
 }
 
 /** --workdir, else MLX_STORAGE_PR_WORKDIR, else <project>/.work; empty values and folders inside the project are refused. */
-function chooseWorkdir(options: ContextOptions, projectRoot: string): string {
+/** A workdir an older version left inside the installed package: say where it is and how to move it. */
+function offerMove(old: string, workdir: string, log: Logger): void {
+  if (!existsSync(old) || existsSync(workdir)) return;
+  log.warn(
+    `a workdir from an older version is inside the installed package, at ${old}: reinstalling or upgrading the package deletes it, with any edits in its checkout. ` +
+      `Move it to the workdir now in use: mv ${quotePath(old)} ${quotePath(workdir)} (or keep using it with --workdir ${quotePath(old)}).`,
+  );
+}
+
+const quotePath = (p: string) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`);
+
+function chooseWorkdir(options: ContextOptions, projectRoot: string, defaultWorkdir: string): string {
   const flag = options.workdir;
   const env = options.env['MLX_STORAGE_PR_WORKDIR'];
   if (flag !== undefined && flag.trim() === '') {
     throw new UserError('WORKDIR_INVALID', '--workdir is empty.', {
-      hint: `Name a folder outside the project (--workdir ~/mlx-work), or leave the option out to use ${path.join(projectRoot, DEFAULT_WORKDIR)}.`,
+      hint: `Name a folder outside the project (--workdir ~/mlx-work), or leave the option out to use ${defaultWorkdir}.`,
     });
   }
   if (flag === undefined && env !== undefined && env.trim() === '') {
     throw new UserError('WORKDIR_INVALID', 'MLX_STORAGE_PR_WORKDIR is set but empty.', {
-      hint: `Run \`unset MLX_STORAGE_PR_WORKDIR\` to use ${path.join(projectRoot, DEFAULT_WORKDIR)}, or set it to a folder outside the project.`,
+      hint: `Run \`unset MLX_STORAGE_PR_WORKDIR\` to use ${defaultWorkdir}, or set it to a folder outside the project.`,
     });
   }
   const origin = flag !== undefined ? '--workdir' : env !== undefined ? 'MLX_STORAGE_PR_WORKDIR' : null;
-  const workdir = path.resolve(options.cwd, flag ?? env ?? path.join(projectRoot, DEFAULT_WORKDIR));
+  const workdir = path.resolve(options.cwd, flag ?? env ?? defaultWorkdir);
   if (origin !== null) verifyWorkdir(realPath(workdir), realPath(projectRoot), origin);
   verifyWorkdirFolder(workdir, origin ?? 'the workdir');
   return workdir;

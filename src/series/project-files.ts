@@ -17,9 +17,14 @@ export { PACKAGE_ROOT };
  * file, or this package's own folder.
  */
 export function findProjectRoot(cwd: string): string {
+  return findProject(cwd).root;
+}
+
+/** The project of `cwd`, and whether it was found upward (false: the installed package itself). */
+export function findProject(cwd: string): { root: string; found: boolean } {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
-    if (path.dirname(dir) === dir) return PACKAGE_ROOT;
+    if (existsSync(path.join(dir, CONFIG_FILE))) return { root: dir, found: true };
+    if (path.dirname(dir) === dir) return { root: PACKAGE_ROOT, found: false };
   }
 }
 

@@ -829,7 +829,8 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
   it('with no tools on PATH: every required tool fails (9); --deps-dir provides the offline dependencies', async () => {
     const out = await spawnJson(['doctor', '--deps-dir', deps], {
       cwd: project,
-      env: { PATH: gitOnlyPath() },
+      // A proxy on a closed port: metal-cpp cannot be downloaded, whatever this machine's network.
+      env: { PATH: gitOnlyPath(), HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: 'http://127.0.0.1:9' },
       names: { paths: { project, deps } },
     });
     // BLAS is found by its files, not on PATH: its status is this machine's.
@@ -844,6 +845,10 @@ describe.skipIf(!doctorReady)(withReason('doctor', doctorReady, doctorReason), (
 describe.skipIf(!machineReady)(withReason('doctor on a machine with every tool', machineReady, machineReason), () => {
   it('every check passes (0), --offline with the system packages too', async () => {
     const project = makeProject(makeUpstream().sha);
+    // metal-cpp as check-metal leaves it in the workdir: no download needed.
+    const metalCpp = path.join(project, '.work', 'metal-cpp', 'metal-cpp_26', 'metal-cpp', 'Metal');
+    mkdirSync(metalCpp, { recursive: true });
+    writeFileSync(path.join(metalCpp, 'Metal.hpp'), '// stand-in\n');
     const out = await runTable({ doctor: ['doctor'], '--offline': ['doctor', '--offline'] }, (args) =>
       runJson(args, {
         cwd: project,

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { BLAS_SEARCH, inspectBlas } from '../../src/suite/build-tools.js';
-import { FIXTURES, pathWith, runCli, tempDir } from '../support/repos.js';
+import { FIXTURES, pathWith, REPO_ROOT, runCli, tempDir } from '../support/repos.js';
 
 const byId = (json: { checks: Array<{ id: string; status: string }> }) =>
   Object.fromEntries(json.checks.map((c) => [c.id, c]));
@@ -64,10 +64,11 @@ describe('doctor', () => {
     expect(all.code).toBe(9);
     expect(all.json.asked).toEqual(['apply', 'test', 'format', 'check-metal', 'verify']);
     expect(readiness(all.json)['apply']).toMatchObject({ ready: true });
-    expect(readiness(all.json)['check-metal']).toMatchObject({
-      ready: false,
-      missing: ['metal-clang', 'metal-libcxx'],
-    });
+    expect(readiness(all.json)['check-metal']).toMatchObject({ ready: false });
+    // metal-cpp too, unless this machine has it cached or can download it.
+    expect(readiness(all.json)['check-metal']?.missing).toEqual(
+      expect.arrayContaining(['metal-clang', 'metal-libcxx']),
+    );
   });
 
   it('fails a command whose required tool is missing: apply without git', async () => {
@@ -150,3 +151,83 @@ describe.skipIf(process.platform !== 'linux')(
     });
   },
 );
+
+describe('doctor checks what docs/commands.md says it checks', () => {
+  // A proxy on a closed local port: the metal-cpp host cannot be reached, whatever this machine's network.
+  const NO_NETWORK = { HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: 'http://127.0.0.1:9' };
+  const run = (args: string[], env: Record<string, string>) =>
+    runCli(['doctor', ...args], { cwd: FIXTURES, env: { ...NO_NETWORK, ...env } });
+
+  it.skipIf(process.platform === 'darwin')(
+    "lists binutils' nm and objcopy for the twin and the mutants: optional for test, required for verify",
+    async () => {
+      const PATH = pathWith('git');
+      const test = await run(['test', '--json', '--workdir', tempDir()], { PATH });
+      expect(byId(test.json)['twin']).toMatchObject({
+        status: 'warn',
+        required: false,
+        fix: 'sudo apt-get install binutils',
+      });
+      expect(readiness(test.json)['test']?.optionalMissing).toContain('twin');
+      const verify = await run(['verify', '--json', '--workdir', tempDir()], { PATH });
+      expect(byId(verify.json)['twin']).toMatchObject({ required: true });
+      expect(readiness(verify.json)['verify']?.missing).toContain('twin');
+      const human = await run(['test', '--workdir', tempDir()], { PATH });
+      expect(human.stdout).toMatch(/^ {2}opt {2}Metal twin tools \(nm, objcopy\): nm not found/m);
+    },
+  );
+
+  it('check-metal needs metal-cpp: not cached and its host unreachable is FAIL naming --metal-cpp; cached is ok', async () => {
+    const workdir = tempDir();
+    const PATH = pathWith('git');
+    const missing = await run(['check-metal', '--json', '--workdir', workdir], { PATH });
+    expect(byId(missing.json)['metal-cpp']).toMatchObject({ status: 'fail', required: true });
+    expect((byId(missing.json)['metal-cpp'] as unknown as { detail: string }).detail).toContain('cannot be reached');
+    expect((byId(missing.json)['metal-cpp'] as unknown as { fix: string }).fix).toContain('--metal-cpp');
+    expect(readiness(missing.json)['check-metal']?.missing).toContain('metal-cpp');
+
+    const cached = path.join(workdir, 'metal-cpp', 'metal-cpp_26', 'metal-cpp', 'Metal');
+    mkdirSync(cached, { recursive: true });
+    writeFileSync(path.join(cached, 'Metal.hpp'), '// stand-in\n');
+    const present = await run(['check-metal', '--json', '--workdir', workdir], { PATH });
+    expect(byId(present.json)['metal-cpp']).toMatchObject({ status: 'pass' });
+    expect((byId(present.json)['metal-cpp'] as unknown as { detail: string }).detail).toContain(path.dirname(cached));
+  });
+});
+
+describe('the doctor table of docs/commands.md', () => {
+  /** Per command: the required and optional check ids of the table (`offline-*` for the family). */
+  function readmeTable(): Record<string, { required: string[]; optional: string[] }> {
+    const page = readFileSync(path.join(REPO_ROOT, 'docs', 'commands.md'), 'utf8');
+    const section = page.slice(page.indexOf('## `doctor`'), page.indexOf('The check ids'));
+    const ids = (cell: string) =>
+      [...cell.matchAll(/`([a-z0-9*+-]+)`( \(macOS\))?/g)]
+        .filter((m) => m[2] === undefined || process.platform === 'darwin')
+        .map((m) => m[1] as string);
+    const rows = section.split('\n').filter((l) => /^\| `[a-z-]+` \|/.test(l));
+    return Object.fromEntries(
+      rows.map((row) => {
+        const [, command, required, optional] = row.split('|').map((c) => c.trim());
+        return [command!.replace(/`/g, ''), { required: ids(required!), optional: ids(optional!) }];
+      }),
+    );
+  }
+
+  it('lists, per command, exactly the check ids `doctor <command> --json` reports as required and optional', async () => {
+    const table = readmeTable();
+    expect(Object.keys(table)).toEqual(['apply', 'test', 'format', 'check-metal', 'verify']);
+    const workdir = tempDir();
+    for (const [command, want] of Object.entries(table)) {
+      const result = await runCli(['doctor', command, '--json', '--workdir', workdir], {
+        cwd: FIXTURES,
+        env: { PATH: process.env['PATH'], HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: 'http://127.0.0.1:9' },
+      });
+      const checks = result.json.checks as Array<{ id: string; required: boolean }>;
+      const family = (id: string) => (id.startsWith('offline-') ? 'offline-*' : id);
+      const got = (required: boolean) => [
+        ...new Set(checks.filter((c) => c.required === required).map((c) => family(c.id))),
+      ];
+      expect({ command, required: got(true), optional: got(false) }).toEqual({ command, ...want });
+    }
+  });
+});

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { makeWorld, pushByHand, type World } from '../support/fork.js';
+import { fakeGh, withGh } from '../support/gh.js';
 import { startGitHubCiStandIn, type GitHubCiStandIn } from '../support/github-ci.js';
 import { runCli, type CliResult } from '../support/repos.js';
 
@@ -348,10 +349,22 @@ describe('pr --ci against a GitHub API stand-in', () => {
     expect(next!.at - refused!.at).toBeGreaterThanOrEqual(1000);
   });
 
+  it('a 502 and a dropped connection are tried again, each retry logged; then the report (0)', async () => {
+    api.repos[FORK]!.checkRuns[sha] = [{ name: 'check_lint', status: 'completed', conclusion: 'success' }];
+    api.scripted.push({ status: 502, body: { message: 'Server Error' } }, { status: 0, body: null });
+    const result = await ci();
+    expect(result.code, result.stderr).toBe(0);
+    const retries = result.stderr.split('\n').filter((l) => l.includes('trying again'));
+    expect(retries).toHaveLength(2);
+    expect(retries[0]).toContain('HTTP 502; trying again in 1 s (retry 1 of 3)');
+    expect(retries[1]).toContain('no answer');
+  });
+
   it('without a token: no Authorization header, and a warning that GitHub allows 60 requests an hour', async () => {
     api.repos[FORK]!.checkRuns[sha] = [{ name: 'check_lint', status: 'completed', conclusion: 'success' }];
     const from = api.requests.length;
-    const result = await ci([], { GH_TOKEN: '', GITHUB_TOKEN: '' });
+    // A gh that is not logged in: no token from `gh auth token` either, whatever this machine's gh.
+    const result = await ci([], { GH_TOKEN: '', GITHUB_TOKEN: '', ...withGh(fakeGh(null).bin) });
     expect(result.code, result.stderr).toBe(0);
     expect(api.requests.slice(from).map((r) => r.authorization)).toEqual(api.requests.slice(from).map(() => null));
     expect(result.stderr).toContain('60 requests an hour');
@@ -371,7 +384,7 @@ describe('pr --ci against a GitHub API stand-in', () => {
     expect(echoed.code).toBe(0);
     expect(echoed.json.jobs).toContainEqual(expect.objectContaining({ kind: 'status', name: 'deploy ***' }));
     expect((await human()).stdout).toContain('deploy ***');
-    api.scripted.push({ status: 500, body: { message: `proxy saw Authorization: token ${TOKEN}` } });
+    api.scripted.push({ status: 422, body: { message: `proxy saw Authorization: token ${TOKEN}` } });
     const failed = await ci();
     expect(failed.code).toBe(1);
     expect(failed.json.error.code).toBe('GITHUB_API_FAILED');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DESCRIPTION, makeWorld, MESSAGE, ONLY_PR_TEXT, writePrText, type World } from '../support/fork.js';
+import { fakeGh, withGh } from '../support/gh.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../support/github-api.js';
 import { FIXTURES, runCli, type CliResult } from '../support/repos.js';
 
@@ -61,7 +62,11 @@ describe('pr --push --open against a GitHub API stand-in', () => {
       base: 'main',
       changed: [],
     });
-    expect(calls(api)).toEqual([...LOOKUPS, 'POST /repos/ml-explore/mlx/pulls']);
+    expect(calls(api)).toEqual([
+      ...LOOKUPS,
+      `GET /search/issues?q=${encodeURIComponent('repo:ml-explore/mlx is:pr is:open author:alice')}&per_page=100`,
+      'POST /repos/ml-explore/mlx/pulls',
+    ]);
     expect(api.requests.at(-1)?.body).toEqual({
       title: SUBJECT,
       body: DESCRIPTION,
@@ -119,7 +124,7 @@ describe('pr --push --open against a GitHub API stand-in', () => {
     expect(calls(api, from)).toEqual(LOOKUPS);
   });
 
-  it('--no-draft on a new branch: the pull request is created ready for review; GITHUB_API_URL names the API', async () => {
+  it('--no-draft on a new branch (--allow-second-pr: alice has #1 open): the pull request is created ready for review; GITHUB_API_URL names the API', async () => {
     const from = api.requests.length;
     const result = await runCli(
       [
@@ -133,6 +138,7 @@ describe('pr --push --open against a GitHub API stand-in', () => {
         '--fork-owner',
         'alice',
         '--no-draft',
+        '--allow-second-pr',
         '--skip-checks',
         '--json',
       ],
@@ -197,7 +203,8 @@ describe('pr --open: refused before any request, and nothing pushed', () => {
   });
 
   it('without a token (2, TOKEN_MISSING); the hint says which tokens work', async () => {
-    const result = await open({ GH_TOKEN: '', GITHUB_TOKEN: '' });
+    // A gh that is not logged in: no token from `gh auth token` either, whatever this machine's gh.
+    const result = await open({ GH_TOKEN: '', GITHUB_TOKEN: '', ...withGh(fakeGh(null).bin) });
     expect(result.code).toBe(2);
     expect(result.json.error.code).toBe('TOKEN_MISSING');
     expect(result.json.error.hint).toContain('public_repo');

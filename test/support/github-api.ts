@@ -18,14 +18,16 @@ interface Pull {
   head: string;
   base: string;
   state: 'open' | 'closed';
+  /** The login that opened it (default: the head's owner). */
+  author?: string;
 }
 
 /**
  * A stand-in for the few GitHub REST endpoints `pr --open` calls, on a local
  * port: the repository (its default branch), the list of pull requests by
- * head, create and update. It answers as GitHub does (status codes, field
- * names) and records every request. Only a request with `token <token>` is
- * let in.
+ * head, create and update, and the issue search by author. It answers as
+ * GitHub does (status codes, field names) and records every request. Only a
+ * request with `token <token>` is let in.
  */
 export interface GitHubStandIn {
   url: string;
@@ -35,6 +37,12 @@ export interface GitHubStandIn {
   refuseCreate: number | null;
   /** Create the pull request, but answer with this body instead of the pull request's fields. */
   createAnswer: unknown;
+  /**
+   * Answered in order, one per request, before the real answers: a status
+   * (with GitHub's message for it), or `drop` to close the connection
+   * without an answer. `create-then-502` creates the pull request, then answers 502.
+   */
+  failures: Array<number | 'drop' | 'create-then-502'>;
   close(): Promise<void>;
 }
 
@@ -55,6 +63,7 @@ export async function startGitHubStandIn(options: {
     pulls: [] as Pull[],
     refuseCreate: null as number | null,
     createAnswer: undefined as unknown,
+    failures: [] as Array<number | 'drop' | 'create-then-502'>,
   };
   let base = '';
   const pullJson = (p: Pull) => ({
@@ -78,6 +87,33 @@ export async function startGitHubStandIn(options: {
       };
       if (req.headers.authorization !== `token ${options.token}`) return send(401, { message: 'Bad credentials' });
       const parsed = new URL(url, base);
+      const failure =
+        state.failures[0] === 'create-then-502' && req.method !== 'POST' ? undefined : state.failures.shift();
+      if (failure === 'drop') return req.socket.destroy();
+      if (typeof failure === 'number') return send(failure, { message: failure >= 500 ? 'Server Error' : 'Failed' });
+      if (req.method === 'GET' && parsed.pathname === '/search/issues') {
+        const q = parsed.searchParams.get('q') ?? '';
+        const author = /author:(\S+)/.exec(q)?.[1];
+        const found = state.pulls.filter(
+          (p) =>
+            q.includes(`repo:${options.repository}`) &&
+            q.includes('is:pr') &&
+            (!q.includes('is:open') || p.state === 'open') &&
+            (p.author ?? p.head.split(':')[0]) === author,
+        );
+        return send(200, {
+          total_count: found.length,
+          incomplete_results: false,
+          items: found.map((p) => ({
+            number: p.number,
+            title: p.title,
+            state: p.state,
+            html_url: `https://github.example/${options.repository}/pull/${p.number}`,
+            user: { login: p.author ?? p.head.split(':')[0] },
+            pull_request: { html_url: `https://github.example/${options.repository}/pull/${p.number}` },
+          })),
+        });
+      }
       const repo = `/repos/${options.repository}`;
       if (req.method === 'GET' && parsed.pathname === repo)
         return send(200, { full_name: options.repository, default_branch: options.defaultBranch });
@@ -104,6 +140,7 @@ export async function startGitHubStandIn(options: {
           state: 'open',
         };
         state.pulls.push(pull);
+        if (failure === 'create-then-502') return send(502, { message: 'Server Error' });
         return send(201, state.createAnswer === undefined ? pullJson(pull) : state.createAnswer);
       }
       const patch = new RegExp(`^${repo}/pulls/(\\d+)$`).exec(parsed.pathname);
@@ -138,6 +175,9 @@ export async function startGitHubStandIn(options: {
     },
     set createAnswer(answer: unknown) {
       state.createAnswer = answer;
+    },
+    get failures() {
+      return state.failures;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -118,6 +118,8 @@ export async function startGitHubCiStandIn(options: {
     if (request.authorization !== null && request.authorization !== `token ${options.token}`)
       return send(401, { message: 'Bad credentials' });
     const next = state.scripted.shift();
+    // Status 0: the connection drops without an answer.
+    if (next?.status === 0) return req.socket.destroy();
     if (next) return send(next.status, next.body, next.headers);
 
     const parsed = new URL(url, base);

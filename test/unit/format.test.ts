@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { UserError } from '../../src/core/errors.js';
 import { isCMakeFile, isCppFile, nearestStyleFile, preCommitPins } from '../../src/readiness/format-report.js';
+import { preCommitHooks } from '../../src/readiness/pre-commit.js';
 import { joinPatch, seriesSteps, splitPatch } from '../../src/core/patch.js';
 import { renderDeclared } from '../../src/series/render.js';
 import { mapFormattedBack } from '../../src/series/template-map.js';
@@ -27,11 +28,11 @@ describe('file selection', () => {
     expect(nearestStyleFile('x.cpp', [])).toBeNull();
   });
 
-  it('reads the pinned tool versions from .pre-commit-config.yaml', () => {
+  it('reads the pinned tool versions from .pre-commit-config.yaml', async () => {
     const text =
-      '-   repo: https://github.com/pre-commit/mirrors-clang-format\n    rev: v21.1.8\n- repo: https://github.com/cheshirekow/cmake-format-precommit\n  rev: v0.6.13\n';
-    expect(preCommitPins(text)).toEqual({ clangFormat: '21.1.8', cmakeFormat: '0.6.13' });
-    expect(preCommitPins('')).toEqual({ clangFormat: null, cmakeFormat: null });
+      'repos:\n-   repo: https://github.com/pre-commit/mirrors-clang-format\n    rev: v21.1.8\n    hooks: [{id: clang-format}]\n- repo: https://github.com/cheshirekow/cmake-format-precommit\n  rev: v0.6.13\n  hooks: [{id: cmake-format}]\n';
+    expect(preCommitPins(await preCommitHooks(text))).toEqual({ clangFormat: '21.1.8', cmakeFormat: '0.6.13' });
+    expect(preCommitPins([])).toEqual({ clangFormat: null, cmakeFormat: null });
   });
 });
 

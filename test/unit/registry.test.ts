@@ -53,18 +53,20 @@ describe('the readiness registry', () => {
       'sanitizers?',
     ];
     expect(needs('apply')).toEqual(['git']);
-    expect(needs('test')).toEqual([...build, 'offline-?']);
-    expect(needs('test', true)).toEqual([...build, 'offline-']);
+    expect(needs('test')).toEqual([...build, 'twin?', 'offline-?']);
+    expect(needs('test', true)).toEqual([...build, 'twin?', 'offline-']);
     expect(needs('format')).toEqual(['git', 'clang-format', 'cmake-format?']);
-    expect(needs('check-metal')).toEqual(['git', 'metal-clang', 'metal-libcxx']);
+    expect(needs('check-metal')).toEqual(['git', 'metal-clang', 'metal-libcxx', 'metal-cpp']);
     expect(needs('verify')).toEqual([
       ...build,
+      'twin',
       'offline-?',
       'clang-format',
       'cmake-format',
       'sphinx',
       'metal-clang?',
       'metal-libcxx?',
+      'metal-cpp?',
     ]);
     expect(commandNeeds('format', { offline: false }).find((n) => n.id === 'cmake-format')?.without).toBe(
       'CMake files are reported as not checked',

@@ -20,6 +20,8 @@ export interface ReadinessItemsOptions extends SuiteOptions {
   requireMetal?: boolean | undefined;
   /** Groups or check ids to leave out (`--skip`). */
   skip?: string[] | undefined;
+  /** Which mutants the mutant check runs (`--mutants`): mutants.json's, the generated ones, or both. */
+  mutants?: 'listed' | 'generated' | 'all' | undefined;
 }
 
 export interface VerifyOutcome {

@@ -113,7 +113,8 @@ function combine(
 ): ReportItem {
   const parts = [listed, generated].filter((i): i is ReportItem => i !== null);
   const applicable = parts.filter((i) => !i.detail.startsWith('not applicable'));
-  if (applicable.length === 0) return parts[0] ?? { ...base, status: 'not-checked', required: false, detail: 'not applicable' };
+  if (applicable.length === 0)
+    return parts[0] ?? { ...base, status: 'not-checked', required: false, detail: 'not applicable' };
   if (applicable.length === 1) return applicable[0] as ReportItem;
   const [a, b] = applicable as [ReportItem, ReportItem];
   const fixes = [a.status !== 'pass' ? a.fix : undefined, b.status !== 'pass' ? b.fix : undefined].filter(Boolean);
@@ -401,7 +402,12 @@ async function runGenerated(
   for (const f of files) for (const [name, members] of enumsIn(f.text)) enums.set(name, members);
   const mutants = files.flatMap((f) => generateMutants({ file: f.file, text: f.text, lines: f.lines, enums }));
   if (mutants.length === 0)
-    return { ...base, status: 'not-checked', required: false, detail: 'not applicable: the operators make no mutant of the series' };
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: 'not applicable: the operators make no mutant of the series',
+    };
   const origins = new Map(files.map((f) => [f.file, f.origin]));
 
   const equivalentsPath = path.join(ctx.projectRoot, EQUIVALENTS_FILE);
@@ -456,10 +462,17 @@ async function runGenerated(
         const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
         const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
         if (failing.length)
-          throw new UserError('TESTS_FAILED', `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`, {
-            hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
-          });
-        const result = { names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name), seconds: (Date.now() - start) / 1000 };
+          throw new UserError(
+            'TESTS_FAILED',
+            `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
+            {
+              hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
+            },
+          );
+        const result = {
+          names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
+          seconds: (Date.now() - start) / 1000,
+        };
         passing.set(runner, result);
         return result;
       };
@@ -539,7 +552,8 @@ function generatedReport(
     ]),
     ...[...r.equivalent.values()].map((e) => `equivalent ${e.id}: ${e.reason}`),
     ...r.stale.map(
-      (e) => `stale ${EQUIVALENTS_FILE} entry ${e.id}: ${byId.has(e.id) ? 'the mutated line differs' : 'no such mutant'}`,
+      (e) =>
+        `stale ${EQUIVALENTS_FILE} entry ${e.id}: ${byId.has(e.id) ? 'the mutated line differs' : 'no such mutant'}`,
     ),
   ];
   const failing = survivors.length > 0 || r.stale.length > 0;

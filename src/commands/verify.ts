@@ -58,7 +58,7 @@ export const verifyCommand = defineCommand({
       ...o,
       jobs: parseJobs(o.jobs),
       skip: o.skip,
-      mutants: o.mutants as VerifyOptions['mutants'],
+      mutants: o.mutants,
       sanitize: o.sanitize,
       cxx: o.cxx,
       upstreamCi: o.upstreamCi,

@@ -37,7 +37,9 @@ export function parseEquivalents(text: string, file: string): Equivalent[] {
   const seen = new Set<string>();
   for (const e of parsed.data.equivalent) {
     if (seen.has(e.id))
-      throw new UserError('CONFIG_INVALID', `${file}: "${e.id}" is listed twice.`, { hint: 'Keep one entry per mutant.' });
+      throw new UserError('CONFIG_INVALID', `${file}: "${e.id}" is listed twice.`, {
+        hint: 'Keep one entry per mutant.',
+      });
     seen.add(e.id);
   }
   return parsed.data.equivalent;

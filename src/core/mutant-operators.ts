@@ -171,7 +171,13 @@ export function generateMutants(input: GenerateInput): GeneratedMutant[] {
       const binary = endsOperand(prev) && t.spaceBefore && t.spaceAfter;
       for (const [to, name] of RELATIONAL[t.text] ?? [])
         if (binary)
-          edits.push({ operator: name, start: t.start, end: t.start + t.text.length, replacement: to, description: `${t.text} -> ${to}` });
+          edits.push({
+            operator: name,
+            start: t.start,
+            end: t.start + t.text.length,
+            replacement: to,
+            description: `${t.text} -> ${to}`,
+          });
       const arith = ARITHMETIC[t.text];
       if (arith !== undefined) {
         const [to, name] = arith;
@@ -180,10 +186,22 @@ export function generateMutants(input: GenerateInput): GeneratedMutant[] {
         // `std::string + "..."` only compiles as concatenation.
         const text = prev?.kind === 'string' || next?.kind === 'string';
         if (step || compound || (binary && !text))
-          edits.push({ operator: name, start: t.start, end: t.start + t.text.length, replacement: to, description: `${t.text} -> ${to}` });
+          edits.push({
+            operator: name,
+            start: t.start,
+            end: t.start + t.text.length,
+            replacement: to,
+            description: `${t.text} -> ${to}`,
+          });
       }
       if (t.text === '!' && !endsOperand(prev))
-        edits.push({ operator: 'negate_mutator', start: t.start, end: t.start + 1, replacement: '', description: `!x -> x` });
+        edits.push({
+          operator: 'negate_mutator',
+          start: t.start,
+          end: t.start + 1,
+          replacement: '',
+          description: `!x -> x`,
+        });
       if (t.text === '(' && (prev?.text === 'if' || prev?.text === 'while') && next?.text !== 'constexpr') {
         const close = matching(tokens, i);
         const init = close !== null && tokens.slice(i + 1, close).some((x) => x.text === ';');
@@ -203,7 +221,13 @@ export function generateMutants(input: GenerateInput): GeneratedMutant[] {
     }
     if (t.kind === 'ident' && (t.text === 'true' || t.text === 'false')) {
       const to = t.text === 'true' ? 'false' : 'true';
-      edits.push({ operator: `cxx_bool_${t.text}_to_${to}`, start: t.start, end: t.start + t.text.length, replacement: to, description: `${t.text} -> ${to}` });
+      edits.push({
+        operator: `cxx_bool_${t.text}_to_${to}`,
+        start: t.start,
+        end: t.start + t.text.length,
+        replacement: to,
+        description: `${t.text} -> ${to}`,
+      });
     }
     if (t.kind === 'number') edits.push(...scalarEdits(t));
   }
@@ -306,7 +330,8 @@ function blockKinds(tokens: readonly Token[]): Map<number, BlockKind> {
       kind = head === 'if' || head === 'for' || head === 'while' || head === 'switch' ? 'branch' : 'code';
     } else if (prev !== undefined && ['const', 'noexcept', 'override', 'final', 'try', 'mutable'].includes(prev.text))
       kind = 'code';
-    else if (inside === 'code' || inside === 'branch' || inside === 'init') kind = prev?.text === ';' || prev?.text === '{' || prev?.text === '}' ? 'code' : 'init';
+    else if (inside === 'code' || inside === 'branch' || inside === 'init')
+      kind = prev?.text === ';' || prev?.text === '{' || prev?.text === '}' ? 'code' : 'init';
     else kind = 'decl';
     kinds.set(i, kind);
     stack.push(kind);
@@ -379,7 +404,13 @@ function statementEdits(
     );
     const last = statement.at(-2);
     if (assignment)
-      edits.push({ operator: 'cxx_remove_assignment', start, end, replacement: '', description: `remove \`${short}\`` });
+      edits.push({
+        operator: 'cxx_remove_assignment',
+        start,
+        end,
+        replacement: '',
+        description: `remove \`${short}\``,
+      });
     else if (last?.text === ')')
       edits.push({ operator: 'cxx_remove_void_call', start, end, replacement: '', description: `remove \`${short}\`` });
   }

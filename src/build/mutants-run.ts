@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -12,7 +13,7 @@ import { withLock } from '../adapters/lock.js';
 import { failedItem, type ReportItem } from '../core/report-items.js';
 import type { CaseResult } from './doctest.js';
 import { isUserError, UserError } from '../core/errors.js';
-import { mutate, MUTANTS_FILE, parseMutants, type Judge, type Mutant } from './mutants.js';
+import { mutate, MUTANTS_FILE, parseMutants, type Mutant } from './mutants.js';
 import { CONFIG_FILE, isTestPath, seriesRoles, templateVariables } from '../series/config.js';
 import { plannedPaths } from '../series/plan.js';
 import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './cmake.js';
@@ -88,7 +89,7 @@ function runnersOf(ctx: Context, spec: BuildSpec, testFiles: readonly string[]):
  */
 export async function mutantsItem(
   ctx: Context,
-  options: SuiteOptions & { mutants?: MutantSelection | undefined },
+  options: SuiteOptions & { mutants?: MutantSelection | undefined; jobs?: number | undefined },
 ): Promise<ReportItem> {
   const base = { id: 'mutants', title: MUTANTS_TITLE, required: true };
   const selection = options.mutants ?? 'all';
@@ -318,6 +319,9 @@ function report(base: Pick<ReportItem, 'id' | 'title' | 'required'>, outcomes: M
   };
 }
 
+const TWIN_JUDGE: Pick<Mutant, 'judge'> = { judge: { kind: 'twin' } };
+const SUITE_JUDGE: Pick<Mutant, 'judge'> = { judge: { kind: 'series-tests' } };
+
 /** C++ sources and headers: the files the operators mutate. */
 const CXX_FILE = /\.(?:c|cc|cpp|cxx|h|hh|hpp|hxx|ipp|inl)$/;
 
@@ -387,7 +391,7 @@ async function implementationLines(
  */
 async function runGenerated(
   ctx: Context,
-  options: SuiteOptions,
+  options: SuiteOptions & { jobs?: number | undefined },
   base: Pick<ReportItem, 'id' | 'title' | 'required'>,
 ): Promise<ReportItem> {
   const started = Date.now();
@@ -444,67 +448,83 @@ async function runGenerated(
   let ran = 0;
   if (pending.length > 0) {
     await withLock(ctx.workdir, 'verify', async () => {
-      const tree = ctx.layout.mutants;
-      await prepareWorktree(ctx, git, tree, head, { fresh: true });
-      const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
-      await configureIfNeeded(spec, ctx.log);
-      const runnerFor = runnersOf(ctx, spec, await seriesTestFiles(ctx));
-      const twinJudge = { judge: { kind: 'twin' } as Judge };
-      const suiteJudge = { judge: { kind: 'series-tests' } as Judge };
+      const testFiles = await seriesTestFiles(ctx);
       const useTwin = roles.metal !== null;
-      if (ctx.platform !== 'darwin' && useTwin) await verifyTwinPossible(ctx, spec);
-      const passing = new Map<Runner, { names: string[]; seconds: number }>();
-      const passingOf = async (runner: Runner) => {
-        const known = passing.get(runner);
-        if (known) return known;
-        await build(ctx, runner);
-        const start = Date.now();
-        const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
-        const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
-        if (failing.length)
-          throw new UserError(
-            'TESTS_FAILED',
-            `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
-            {
-              hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
-            },
-          );
-        const result = {
-          names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
-          seconds: (Date.now() - start) / 1000,
+      const queue = [...pending];
+      let saving = Promise.resolve();
+      // One worker per core, each with its own worktree and build folder; each mutant is built once.
+      const workers = Math.max(1, Math.min(options.jobs ?? availableParallelism(), queue.length));
+      const worker = async (n: number): Promise<void> => {
+        const main = ctx.layout.mutants;
+        const root = path.join(main.root, `worker-${n}`);
+        const tree =
+          n === 0
+            ? main
+            : { root, source: path.join(root, 'mlx'), build: (key: string) => path.join(root, `build-${key}`) };
+        await prepareWorktree(ctx, git, tree, head, { fresh: true });
+        const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
+        await configureIfNeeded(spec, ctx.log);
+        const runnerFor = runnersOf(ctx, spec, testFiles);
+        if (ctx.platform !== 'darwin' && useTwin) await verifyTwinPossible(ctx, spec);
+        const passing = new Map<Runner, { names: string[]; seconds: number }>();
+        const passingOf = async (runner: Runner) => {
+          const known = passing.get(runner);
+          if (known) return known;
+          await build(ctx, runner);
+          const start = Date.now();
+          const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
+          const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
+          if (failing.length)
+            throw new UserError(
+              'TESTS_FAILED',
+              `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
+              {
+                hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
+              },
+            );
+          const result = {
+            names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
+            seconds: (Date.now() - start) / 1000,
+          };
+          passing.set(runner, result);
+          return result;
         };
-        passing.set(runner, result);
-        return result;
-      };
-      for (const m of pending) {
-        const target = path.join(tree.source, m.file);
-        const original = contents.get(m.file) ?? m.text;
-        const runners = metalSources.has(m.file)
-          ? [runnerFor(twinJudge)]
-          : [runnerFor(suiteJudge), ...(useTwin ? [runnerFor(twinJudge)] : [])];
-        const start = Date.now();
-        ctx.log.info(`mutant ${m.id}: ${m.description}`);
-        let outcome: GeneratedOutcome | null = null;
-        try {
-          for (const runner of runners) {
-            // The unmutated build and run of this runner come first.
+        for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
+          const target = path.join(tree.source, m.file);
+          const original = contents.get(m.file) ?? m.text;
+          const runners = metalSources.has(m.file)
+            ? [runnerFor(TWIN_JUDGE)]
+            : [runnerFor(SUITE_JUDGE), ...(useTwin ? [runnerFor(TWIN_JUDGE)] : [])];
+          const start = Date.now();
+          ctx.log.info(`mutant ${m.id}: ${m.description}`);
+          let outcome: GeneratedOutcome | null = null;
+          try {
+            for (const runner of runners) {
+              // The unmutated build and run of this runner come first.
+              await writeFile(target, original);
+              const seen = await passingOf(runner);
+              await writeFile(target, m.text);
+              const judged = await judge(ctx, { name: m.id, file: m.file, why: m.description }, runner, seen);
+              outcome = { id: m.id, result: judged.result, by: judged.by, runner: runner.kind, seconds: 0 };
+              if (judged.result !== 'survived') break;
+            }
+          } finally {
             await writeFile(target, original);
-            const seen = await passingOf(runner);
-            await writeFile(target, m.text);
-            const judged = await judge(ctx, { name: m.id, file: m.file, why: m.description }, runner, seen);
-            outcome = { id: m.id, result: judged.result, by: judged.by, runner: runner.kind, seconds: 0 };
-            if (judged.result !== 'survived') break;
           }
-        } finally {
-          await writeFile(target, original);
+          if (outcome === null) continue;
+          outcome.seconds = (Date.now() - start) / 1000;
+          outcomes.set(m.id, outcome);
+          saved[keyOf(m)] = outcome;
+          ran++;
+          // Saved after each mutant, one write at a time: an interrupted run keeps what it judged.
+          const text = JSON.stringify(saved);
+          saving = saving.then(() => writeFile(resultsFile, text));
+          await saving;
         }
-        if (outcome === null) continue;
-        outcome.seconds = (Date.now() - start) / 1000;
-        outcomes.set(m.id, outcome);
-        saved[keyOf(m)] = outcome;
-        ran++;
-        await writeFile(resultsFile, JSON.stringify(saved));
-      }
+      };
+      const results = await Promise.allSettled(Array.from({ length: workers }, (_, n) => worker(n)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     });
   }
   return generatedReport(base, {

@@ -127,8 +127,9 @@ function combine(
   };
 }
 
-/** Why the mutant check does not apply to the series (no mutants.json, or no mutant in it), or null. */
-export async function mutantsNotApplicable(ctx: Context): Promise<string | null> {
+/** Why the mutant check does not apply to the series (no mutant listed and, unless only listed ones run, no C++ implementation), or null. */
+export async function mutantsNotApplicable(ctx: Context, selection: MutantSelection = 'all'): Promise<string | null> {
+  if (selection !== 'listed' && (await implementationFiles(ctx)).length > 0) return null;
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
   if (text === null)
@@ -138,6 +139,14 @@ export async function mutantsNotApplicable(ctx: Context): Promise<string | null>
     : null;
 }
 
+/** The implementation files the series writes: C++ outside its test role and docs/. */
+async function implementationFiles(ctx: Context): Promise<string[]> {
+  const roles = seriesRoles(ctx.config);
+  return plannedPaths((await ctx.project()).plan).filter(
+    (p) => CXX_FILE.test(p) && !isTestPath(roles, p) && !p.startsWith('docs/'),
+  );
+}
+
 async function runMutants(
   ctx: Context,
   options: SuiteOptions,
@@ -145,7 +154,7 @@ async function runMutants(
 ): Promise<ReportItem> {
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
-  const notApplicable = await mutantsNotApplicable(ctx);
+  const notApplicable = await mutantsNotApplicable(ctx, 'listed');
   if (notApplicable !== null || text === null)
     return { ...base, status: 'not-checked', required: false, detail: notApplicable ?? '' };
   const mutants = parseMutants(text, file, templateVariables(ctx.config));
@@ -350,8 +359,7 @@ async function implementationLines(
   head: string,
 ): Promise<Array<{ file: string; text: string; lines: Set<number>; origin: (line: string, n: number) => string }>> {
   const { plan } = await ctx.project();
-  const roles = seriesRoles(ctx.config);
-  const files = plannedPaths(plan).filter((p) => CXX_FILE.test(p) && !isTestPath(roles, p) && !p.startsWith('docs/'));
+  const files = await implementationFiles(ctx);
   const out = [];
   for (const file of files) {
     const text = await git.fileAt(head, file);

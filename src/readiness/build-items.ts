@@ -10,12 +10,12 @@ import { buildTarget, configureIfNeeded, runDoctest } from '../build/cmake.js';
 import { prepareWorktree } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { currentSavedRun, prepareBuild, runSuite, treeSpec, type SuiteOptions, type TestData } from '../build/suite.js';
-import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE } from '../build/mutants-run.js';
+import { mutantsItem, mutantsNotApplicable, MUTANTS_TITLE, type MutantSelection } from '../build/mutants-run.js';
 import { readSavedItem, savePassedItem } from '../build/saved-results.js';
 import { buildTree } from '../series/tree.js';
 import { SANITIZER_NAMES, type Sanitizer } from '../build/sanitize.js';
 
-export type BuildItemOptions = SuiteOptions;
+export type BuildItemOptions = SuiteOptions & { mutants?: MutantSelection | undefined; jobs?: number | undefined };
 
 /**
  * The checks that need a build of MLX: the patched Linux build with the test
@@ -91,7 +91,7 @@ async function plainBuildItems(
   if (twin) checks.push(twin);
   if (!skipped.includes('mutants')) {
     const blocked = suite.data === null || (twin !== null && twin.status === 'fail');
-    const notApplicable = blocked ? await mutantsNotApplicable(ctx).catch(() => null) : null;
+    const notApplicable = blocked ? await mutantsNotApplicable(ctx, options.mutants).catch(() => null) : null;
     checks.push(
       notApplicable !== null
         ? { id: 'mutants', title: MUTANTS_TITLE, status: 'not-checked', required: false, detail: notApplicable }

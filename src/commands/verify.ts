@@ -33,6 +33,13 @@ export const verifyCommand = defineCommand({
         choices: SKIP_NAMES,
         describe: `Leave out checks: a group (${VERIFY_GROUP_NAMES.join(', ')}) or one check id; listed in the report`,
       })
+      .option('mutants', {
+        type: 'string',
+        choices: ['listed', 'generated', 'all'],
+        default: 'all',
+        describe:
+          "Which mutants the mutant check runs: mutants.json's, those generated from the implementation's added lines, or both",
+      })
       .example('$0 verify', 'one report of every check')
       .example('$0 verify --json --metal-cpp ~/metal-cpp', 'machine-readable, with the Metal type-check required')
       .example('$0 verify --skip pr-text', 'every check but the PR text (a CI where nobody writes pr/)')
@@ -50,6 +57,7 @@ export const verifyCommand = defineCommand({
       ...o,
       jobs: parseJobs(o.jobs),
       skip: o.skip,
+      mutants: o.mutants,
       sanitize: o.sanitize,
       cxx: o.cxx,
       upstreamCi: o.upstreamCi,

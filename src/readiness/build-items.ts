@@ -18,12 +18,12 @@ import {
   type SuiteOptions,
   type TestData,
 } from '../suite/suite.js';
-import { mutantsItem, mutantsNotApplicable } from '../suite/mutants-run.js';
+import { mutantsItem, mutantsNotApplicable, type MutantSelection } from '../suite/mutants-run.js';
 import { readSavedItem, savePassedItem } from '../suite/saved-results.js';
 import { buildTree } from '../series/applied-tree.js';
 import { SANITIZER_NAMES, type Sanitizer } from '../suite/sanitize.js';
 
-export type BuildItemOptions = SuiteOptions;
+export type BuildItemOptions = SuiteOptions & { mutants?: MutantSelection | undefined; jobs?: number | undefined };
 
 /** A check's id, title and whether it is required, as the registry declares them. */
 type Base = Pick<ReportItem, 'id' | 'title' | 'required'>;
@@ -88,7 +88,7 @@ export async function mutantsCheck(
 ): Promise<ReportItem> {
   const blocked = full === null || (twin !== null && twin.status === 'fail');
   if (!blocked) return mutantsItem(ctx, options);
-  const notApplicable = await mutantsNotApplicable(ctx).catch(() => null);
+  const notApplicable = await mutantsNotApplicable(ctx, options.mutants).catch(() => null);
   const { id, title } = base;
   return notApplicable !== null
     ? { id, title, status: 'not-checked', required: false, detail: notApplicable }

@@ -6,12 +6,19 @@
  */
 import type { Env } from '../adapters/env.js';
 import type { Logger } from '../adapters/log.js';
-import { MUTANTS_TITLE } from '../suite/mutants-run.js';
+import { MUTANTS_TITLE, type MutantSelection } from '../suite/mutants-run.js';
 import { probeOffline } from '../suite/offline-deps.js';
 import type { SuiteOptions, TestData } from '../suite/suite.js';
 import { notCheckedItem, type ReportItem } from '../core/report-items.js';
 import type { Context } from '../series/context.js';
-import { linuxBuild, mutantsCheck, sanitizerItem, twinItem, withoutImplementation } from './build-items.js';
+import {
+  linuxBuild,
+  mutantsCheck,
+  sanitizerItem,
+  twinItem,
+  withoutImplementation,
+  type BuildItemOptions,
+} from './build-items.js';
 import { docsItem } from './docs-build.js';
 import {
   inspectBlas,
@@ -42,6 +49,8 @@ export interface ReadinessItemsOptions extends SuiteOptions {
   requireMetal?: boolean | undefined;
   /** Groups or check ids to leave out (`--skip`). */
   skip?: string[] | undefined;
+  /** Which mutants the mutant check runs (`--mutants`): mutants.json's, the generated ones, or both. */
+  mutants?: MutantSelection | undefined;
 }
 
 /** A check's id, title and whether it is required, as declared here. */
@@ -90,7 +99,7 @@ async function policyCheck(r: CheckRun, check: CheckBase): Promise<ReportItem> {
 }
 
 /** The build checks build as they do without --sanitize; the sanitizer check adds its own build. */
-function plain(options: ReadinessItemsOptions): SuiteOptions {
+function plain(options: ReadinessItemsOptions): BuildItemOptions {
   const { sanitize: _sanitize, ...rest } = options;
   return rest;
 }

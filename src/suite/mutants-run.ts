@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { ifAbsent } from '../adapters/files.js';
+import { z } from 'zod';
+
+import { ifAbsent, readJsonFile } from '../adapters/files.js';
+import type { Git } from '../adapters/git.js';
+import { EQUIVALENTS_FILE, matchEquivalents, parseEquivalents, type Equivalent } from '../core/mutant-equivalents.js';
+import { enumsIn, generateMutants, mutationScore, type GeneratedMutant } from '../core/mutant-operators.js';
 import { withLock } from '../adapters/lock.js';
 import { failedItem, type ReportItem } from '../core/report-items.js';
 import type { CaseResult } from './doctest.js';
@@ -51,7 +57,7 @@ async function seriesTestFiles(ctx: Context): Promise<string[]> {
  * real suite), a doctest filter, or the series' own test files. Mutants with
  * the same judge share a runner, so its unmutated run happens once.
  */
-function runnersOf(ctx: Context, spec: BuildSpec, testFiles: readonly string[]): (m: Mutant) => Runner {
+function runnersOf(ctx: Context, spec: BuildSpec, testFiles: readonly string[]): (m: Pick<Mutant, 'judge'>) => Runner {
   const runners = new Map<string, Runner>();
   const sourceFilter = (files: readonly string[]) => files.map((f) => `*/${f}`).join(',');
   return (m) => {
@@ -81,17 +87,49 @@ function runnersOf(ctx: Context, spec: BuildSpec, testFiles: readonly string[]):
  * mutant's judge (the Metal-only cases on the host twin, or on a Mac in the
  * real suite; a doctest filter; by default the series' own test files).
  */
-export async function mutantsItem(ctx: Context, options: SuiteOptions): Promise<ReportItem> {
+export async function mutantsItem(
+  ctx: Context,
+  options: SuiteOptions & { mutants?: MutantSelection | undefined; jobs?: number | undefined },
+): Promise<ReportItem> {
   const base = { id: 'mutants', title: MUTANTS_TITLE, required: true };
+  const selection = options.mutants ?? 'all';
   try {
-    return await runMutants(ctx, options, base);
+    const listed = selection === 'generated' ? null : await runMutants(ctx, options, base);
+    const generated = selection === 'listed' ? null : await runGenerated(ctx, options, base);
+    return combine(base, listed, generated);
   } catch (error) {
     return failedItem(base, error);
   }
 }
 
-/** Why the mutant check does not apply to the series (no mutants.json, or no mutant in it), or null. */
-export async function mutantsNotApplicable(ctx: Context): Promise<string | null> {
+/** Which mutants `verify` runs: those of mutants.json, those the operators make, or both. */
+export type MutantSelection = 'listed' | 'generated' | 'all';
+export const MUTANT_SELECTIONS: readonly MutantSelection[] = ['listed', 'generated', 'all'];
+
+/** One item from the listed and the generated mutants' items: it passes when each that applies passes. */
+function combine(
+  base: Pick<ReportItem, 'id' | 'title' | 'required'>,
+  listed: ReportItem | null,
+  generated: ReportItem | null,
+): ReportItem {
+  const parts = [listed, generated].filter((i): i is ReportItem => i !== null);
+  const applicable = parts.filter((i) => !i.detail.startsWith('not applicable'));
+  if (applicable.length === 0)
+    return parts[0] ?? { ...base, status: 'not-checked', required: false, detail: 'not applicable' };
+  if (applicable.length === 1) return applicable[0] as ReportItem;
+  const [a, b] = applicable as [ReportItem, ReportItem];
+  const fixes = [a.status !== 'pass' ? a.fix : undefined, b.status !== 'pass' ? b.fix : undefined].filter(Boolean);
+  return {
+    ...base,
+    status: a.status === 'pass' && b.status === 'pass' ? 'pass' : 'fail',
+    detail: `${MUTANTS_FILE}: ${a.detail}\ngenerated: ${b.detail}`,
+    ...(fixes.length ? { fix: fixes.join(' ') } : {}),
+  };
+}
+
+/** Why the mutant check does not apply to the series (no mutant listed and, unless only listed ones run, no C++ implementation), or null. */
+export async function mutantsNotApplicable(ctx: Context, selection: MutantSelection = 'all'): Promise<string | null> {
+  if (selection !== 'listed' && (await implementationFiles(ctx)).length > 0) return null;
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
   if (text === null)
@@ -101,6 +139,14 @@ export async function mutantsNotApplicable(ctx: Context): Promise<string | null>
     : null;
 }
 
+/** The implementation files the series writes: C++ outside its test role and docs/. */
+async function implementationFiles(ctx: Context): Promise<string[]> {
+  const roles = seriesRoles(ctx.config);
+  return plannedPaths((await ctx.project()).plan).filter(
+    (p) => CXX_FILE.test(p) && !isTestPath(roles, p) && !p.startsWith('docs/'),
+  );
+}
+
 async function runMutants(
   ctx: Context,
   options: SuiteOptions,
@@ -108,7 +154,7 @@ async function runMutants(
 ): Promise<ReportItem> {
   const file = path.join(ctx.projectRoot, MUTANTS_FILE);
   const text = await ifAbsent(readFile(file, 'utf8'), null);
-  const notApplicable = await mutantsNotApplicable(ctx);
+  const notApplicable = await mutantsNotApplicable(ctx, 'listed');
   if (notApplicable !== null || text === null)
     return { ...base, status: 'not-checked', required: false, detail: notApplicable ?? '' };
   const mutants = parseMutants(text, file, templateVariables(ctx.config));
@@ -228,7 +274,7 @@ async function build(ctx: Context, runner: Runner): Promise<void> {
 
 async function judge(
   ctx: Context,
-  m: Mutant,
+  m: Pick<Mutant, 'name' | 'file' | 'why'>,
   runner: Runner,
   passing: { names: string[]; seconds: number },
 ): Promise<Omit<MutantOutcome, 'seconds'>> {
@@ -277,6 +323,282 @@ function report(base: Pick<ReportItem, 'id' | 'title' | 'required'>, outcomes: M
     ...(survived.length + invalid.length
       ? {
           fix: `${survived.length ? 'Add a test case that fails for each surviving mutant (its "why" says what to pin)' : ''}${survived.length && invalid.length ? '; ' : ''}${invalid.length ? `fix the replacement of each mutant that does not compile in ${MUTANTS_FILE}` : ''}.`,
+        }
+      : {}),
+  };
+}
+
+const TWIN_JUDGE: Pick<Mutant, 'judge'> = { judge: { kind: 'twin' } };
+const SUITE_JUDGE: Pick<Mutant, 'judge'> = { judge: { kind: 'series-tests' } };
+
+/** C++ sources and headers: the files the operators mutate. */
+const CXX_FILE = /\.(?:c|cc|cpp|cxx|h|hh|hpp|hxx|ipp|inl)$/;
+
+interface GeneratedOutcome {
+  id: string;
+  result: 'killed' | 'survived' | 'invalid';
+  by: string[];
+  runner: MutantOutcome['runner'];
+  seconds: number;
+}
+
+const GeneratedResultsSchema = z.record(
+  z.object({
+    id: z.string(),
+    result: z.enum(['killed', 'survived', 'invalid']),
+    by: z.array(z.string()),
+    runner: z.enum(['twin', 'suite']),
+    seconds: z.number(),
+  }),
+);
+
+/** The implementation files of the series (C++, not tests, not docs), each with the lines the series adds. */
+async function implementationLines(
+  ctx: Context,
+  git: Git,
+  head: string,
+): Promise<Array<{ file: string; text: string; lines: Set<number>; origin: (line: string, n: number) => string }>> {
+  const { plan } = await ctx.project();
+  const files = await implementationFiles(ctx);
+  const out = [];
+  for (const file of files) {
+    const text = await git.fileAt(head, file);
+    if (text === null) continue;
+    const template = plan.files.find((f) => f.path === file);
+    const lines = new Set<number>();
+    if (template !== undefined) text.split('\n').forEach((_, i) => lines.add(i + 1));
+    else {
+      const diff = await git.raw(['diff', '--unified=0', '--no-color', '--no-ext-diff', plan.commit, head, '--', file]);
+      for (const m of diff.matchAll(/^@@ -\S+ \+(\d+)(?:,(\d+))? @@/gm)) {
+        const first = Number(m[1]);
+        const count = m[2] === undefined ? 1 : Number(m[2]);
+        for (let n = first; n < first + count; n++) lines.add(n);
+      }
+    }
+    const origin = (line: string, n: number): string => {
+      if (template !== undefined) return `templates/${template.template}:${n}`;
+      for (const patch of plan.patches) {
+        const at = patch.text.split('\n').findIndex((l) => l === `+${line}`);
+        if (at >= 0) return `patches/${patch.name}:${at + 1}`;
+      }
+      return file;
+    };
+    out.push({ file, text, lines, origin });
+  }
+  return out;
+}
+
+/**
+ * verify's generated mutants: the operators of core/mutant-operators.ts
+ * applied to every line the series adds to its implementation files. Metal
+ * sources are judged on the twin (on a Mac, by the Metal-only cases), other
+ * files by the series' own test files on the Linux build and, when they
+ * survive there and the series has a Metal role, on the twin too. Each
+ * outcome is kept by the mutant's text and everything else the series
+ * changes, so an unchanged `verify` runs no mutant again.
+ */
+async function runGenerated(
+  ctx: Context,
+  options: SuiteOptions & { jobs?: number | undefined },
+  base: Pick<ReportItem, 'id' | 'title' | 'required'>,
+): Promise<ReportItem> {
+  const started = Date.now();
+  const { git } = await requireAppliedCheckout(ctx, {
+    hint: ', so the mutants are made from what templates/ and patches/ say.',
+  });
+  const head = await git.head();
+  if (head === null)
+    throw new UserError('NOT_APPLIED', 'The checkout has no commit.', { hint: 'Run `mlx-storage-pr apply`.' });
+  const files = await implementationLines(ctx, git, head);
+  const enums = new Map<string, string[]>();
+  for (const f of files) for (const [name, members] of enumsIn(f.text)) enums.set(name, members);
+  const mutants = files.flatMap((f) => generateMutants({ file: f.file, text: f.text, lines: f.lines, enums }));
+  if (mutants.length === 0)
+    return {
+      ...base,
+      status: 'not-checked',
+      required: false,
+      detail: 'not applicable: the operators make no mutant of the series',
+    };
+  const origins = new Map(files.map((f) => [f.file, f.origin]));
+
+  const equivalentsPath = path.join(ctx.projectRoot, EQUIVALENTS_FILE);
+  const equivalentsText = await ifAbsent(readFile(equivalentsPath, 'utf8'), null);
+  const { equivalent, stale } = matchEquivalents(
+    equivalentsText === null ? [] : parseEquivalents(equivalentsText, equivalentsPath),
+    mutants,
+  );
+  const toJudge = mutants.filter((m) => !equivalent.has(m.id));
+
+  const roles = seriesRoles(ctx.config);
+  const metalSources = new Set(roles.metal?.sources ?? []);
+  const setup = await prepareBuild(ctx, options);
+  const resultsFile = path.join(path.dirname(ctx.layout.mutants.results(setup.key)), `generated-${setup.key}.json`);
+  // A mutant's outcome depends on its text and on every other file the series writes (the tests above all).
+  const { plan } = await ctx.project();
+  const planned = plannedPaths(plan);
+  const contents = new Map<string, string>();
+  for (const p of planned) contents.set(p, (await git.fileAt(head, p)) ?? '');
+  const twinHash = await twinFilesHash();
+  const keyOf = (m: GeneratedMutant): string => {
+    const hash = createHash('sha256').update(`${setup.key}\0${twinHash}\0${m.id}\0${m.text}`);
+    for (const p of planned) if (p !== m.file) hash.update(`\0${p}\0${contents.get(p)}`);
+    return hash.digest('hex');
+  };
+  const saved: Record<string, GeneratedOutcome> =
+    (await readJsonFile(resultsFile, GeneratedResultsSchema).catch(() => null)) ?? {};
+  const outcomes = new Map<string, GeneratedOutcome>();
+  for (const m of toJudge) {
+    const hit = saved[keyOf(m)];
+    if (hit !== undefined && hit.id === m.id) outcomes.set(m.id, hit);
+  }
+  const pending = toJudge.filter((m) => !outcomes.has(m.id));
+  let ran = 0;
+  if (pending.length > 0) {
+    await withLock(ctx.workdir, 'verify', async () => {
+      const testFiles = await seriesTestFiles(ctx);
+      const useTwin = roles.metal !== null;
+      const queue = [...pending];
+      let saving = Promise.resolve();
+      // One worker per core, each with its own worktree and build folder; each mutant is built once.
+      const workers = Math.max(1, Math.min(options.jobs ?? availableParallelism(), queue.length));
+      const worker = async (n: number): Promise<void> => {
+        const main = ctx.layout.mutants;
+        const root = path.join(main.root, `worker-${n}`);
+        const tree =
+          n === 0
+            ? main
+            : { root, source: path.join(root, 'mlx'), build: (key: string) => path.join(root, `build-${key}`) };
+        await prepareWorktree(ctx, git, tree, head, { fresh: true });
+        const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
+        await configureIfNeeded(spec, ctx.log);
+        const runnerFor = runnersOf(ctx, spec, testFiles);
+        if (ctx.platform !== 'darwin' && useTwin) await verifyTwinPossible(ctx, spec);
+        const passing = new Map<Runner, { names: string[]; seconds: number }>();
+        const passingOf = async (runner: Runner) => {
+          const known = passing.get(runner);
+          if (known) return known;
+          await build(ctx, runner);
+          const start = Date.now();
+          const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
+          const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
+          if (failing.length)
+            throw new UserError(
+              'TESTS_FAILED',
+              `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
+              {
+                hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
+              },
+            );
+          const result = {
+            names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
+            seconds: (Date.now() - start) / 1000,
+          };
+          passing.set(runner, result);
+          return result;
+        };
+        for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
+          const target = path.join(tree.source, m.file);
+          const original = contents.get(m.file) ?? m.text;
+          const runners = metalSources.has(m.file)
+            ? [runnerFor(TWIN_JUDGE)]
+            : [runnerFor(SUITE_JUDGE), ...(useTwin ? [runnerFor(TWIN_JUDGE)] : [])];
+          const start = Date.now();
+          ctx.log.info(`mutant ${m.id}: ${m.description}`);
+          let outcome: GeneratedOutcome | null = null;
+          try {
+            for (const runner of runners) {
+              // The unmutated build and run of this runner come first.
+              await writeFile(target, original);
+              const seen = await passingOf(runner);
+              await writeFile(target, m.text);
+              const judged = await judge(ctx, { name: m.id, file: m.file, why: m.description }, runner, seen);
+              outcome = { id: m.id, result: judged.result, by: judged.by, runner: runner.kind, seconds: 0 };
+              if (judged.result !== 'survived') break;
+            }
+          } finally {
+            await writeFile(target, original);
+          }
+          if (outcome === null) continue;
+          outcome.seconds = (Date.now() - start) / 1000;
+          outcomes.set(m.id, outcome);
+          saved[keyOf(m)] = outcome;
+          ran++;
+          // Saved after each mutant, one write at a time: an interrupted run keeps what it judged.
+          const text = JSON.stringify(saved);
+          saving = saving.then(() => writeFile(resultsFile, text));
+          await saving;
+        }
+      };
+      const results = await Promise.allSettled(Array.from({ length: workers }, (_, n) => worker(n)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    });
+  }
+  return generatedReport(base, {
+    mutants,
+    outcomes,
+    equivalent,
+    stale,
+    origins,
+    ran,
+    seconds: (Date.now() - started) / 1000,
+  });
+}
+
+function generatedReport(
+  base: Pick<ReportItem, 'id' | 'title' | 'required'>,
+  r: {
+    mutants: GeneratedMutant[];
+    outcomes: Map<string, GeneratedOutcome>;
+    equivalent: Map<string, Equivalent>;
+    stale: Equivalent[];
+    origins: Map<string, (line: string, n: number) => string>;
+    ran: number;
+    seconds: number;
+  },
+): ReportItem {
+  const all = [...r.outcomes.values()];
+  const counts = {
+    generated: r.mutants.length,
+    notViable: all.filter((o) => o.result === 'invalid').length,
+    killed: all.filter((o) => o.result === 'killed').length,
+    survived: all.filter((o) => o.result === 'survived').length,
+    equivalent: r.equivalent.size,
+  };
+  const score = mutationScore(counts);
+  const judged = all.filter((o) => o.result !== 'invalid');
+  const perMutant = judged.length ? judged.reduce((a, o) => a + o.seconds, 0) / judged.length : 0;
+  const byId = new Map(r.mutants.map((m) => [m.id, m]));
+  const survivors = r.mutants.filter((m) => r.outcomes.get(m.id)?.result === 'survived');
+  const lines = [
+    `${counts.generated} generated, ${counts.notViable} not viable, ${counts.killed} killed, ${counts.survived} survived, ${counts.equivalent} equivalent: score ${score.toFixed(1)}% (${r.ran} run now, ${r.outcomes.size - r.ran} saved; ${perMutant.toFixed(1)} s per mutant; ${r.seconds.toFixed(0)} s in all)`,
+    ...survivors.flatMap((m) => [
+      `survived ${m.id}: ${m.description} (from ${r.origins.get(m.file)?.(m.original, m.line) ?? m.file})`,
+      `  - ${m.original.trim()}`,
+      `  + ${m.mutated.trim() || '(line removed)'}`,
+    ]),
+    ...[...r.equivalent.values()].map((e) => `equivalent ${e.id}: ${e.reason}`),
+    ...r.stale.map(
+      (e) =>
+        `stale ${EQUIVALENTS_FILE} entry ${e.id}: ${byId.has(e.id) ? 'the mutated line differs' : 'no such mutant'}`,
+    ),
+  ];
+  const failing = survivors.length > 0 || r.stale.length > 0;
+  return {
+    ...base,
+    status: failing ? 'fail' : 'pass',
+    detail: lines.join('\n'),
+    ...(failing
+      ? {
+          fix: [
+            survivors.length
+              ? `Add a test that fails for each surviving mutant, or list it in ${EQUIVALENTS_FILE} with the reason it behaves as the original.`
+              : '',
+            r.stale.length ? `Remove or update the stale entries of ${EQUIVALENTS_FILE}.` : '',
+          ]
+            .filter(Boolean)
+            .join(' '),
         }
       : {}),
   };

@@ -160,8 +160,12 @@ export const READINESS_CHECKS: readonly ReadinessCheck[] = [
     group: 'build',
     title: MUTANTS_TITLE,
     required: true,
-    run: async (r, check) =>
-      mutantsCheck(r.ctx, plain(r.options), (await suite(r)).data, r.reported('metal-twin'), check),
+    // Mutants are judged by passing cases: a Linux build with new failures blocks them, as a failed twin does.
+    run: async (r, check) => {
+      const build = await suite(r);
+      const full = build.check.status === 'fail' ? null : build.data;
+      return mutantsCheck(r.ctx, plain(r.options), full, r.reported('metal-twin'), check);
+    },
   },
   {
     id: 'sanitizer',

@@ -735,7 +735,7 @@ describe('check-metal without clang >= 19', () => {
     const project = makeMetalProject(upstream.sha);
     const names = { paths: { project, upstream: upstream.dir }, shas: { pinned: upstream.sha } };
     const out = await runTable(
-      { 'check-metal': ['check-metal'], '--self-test': ['check-metal', '--self-test'] },
+      { 'check-metal': ['check-metal'], 'check-metal --self-test': ['check-metal', '--self-test'] },
       (args) => runJson(args, { cwd: project, env: { PATH: gitOnlyPath() }, names }),
     );
     expect(byOutcome(out)).toMatchSnapshot();

@@ -27,7 +27,10 @@ describe.skipIf(repo === null)(describeName('test --offline on the real MLX at t
       expect(byClass('pre-existing-failure').every((name) => name.includes('gguf'))).toBe(true);
       expect(byClass('pre-existing-failure')).toHaveLength(4);
       // Without Metal only the stub cases of the new API run.
-      expect(byClass('new-test-passed')).toEqual(['test metal storage export without metal']);
+      expect(byClass('new-test-passed')).toEqual([
+        'test metal storage export without metal',
+        'test metal storage view is empty by default',
+      ]);
     },
     TIMEOUT,
   );

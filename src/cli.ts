@@ -171,7 +171,7 @@ export async function main(io: Io): Promise<number> {
   if (wantsVersion) return version(io);
   let args: GlobalArgs;
   try {
-    args = parseArguments(declared, io.argv.slice(1)) as GlobalArgs;
+    args = parseArguments(declared, io.argv.slice(1), io.env) as GlobalArgs;
   } catch (error) {
     if (error instanceof CommandLineError) return usageFailure(io, spec.name.split(' ')[0] as string, error.message);
     throw error;

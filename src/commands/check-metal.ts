@@ -3,7 +3,7 @@ import { LANE_BLIND_SPOTS } from '../readiness/metal-flags.js';
 import { typeCheckPr, typeCheckSelfTest, type LaneOptions, type LaneResult } from '../readiness/metal-lane.js';
 import { loadContext } from '../series/context.js';
 import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
-import { includeOption, jobsOption } from './options.js';
+import { includeOption, jobsOption, METAL_CPP_ENV } from './options.js';
 import { type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
 export const checkMetalCommand = defineCommand({
@@ -14,6 +14,7 @@ export const checkMetalCommand = defineCommand({
       jobsOption(
         y.option('metal-cpp', {
           type: 'string',
+          env: METAL_CPP_ENV,
           describe:
             "Apple's metal-cpp 26: a folder with Metal/Metal.hpp or the zip (default: the archive MLX's CMake downloads, cached in the workdir)",
         }),

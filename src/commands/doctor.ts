@@ -13,6 +13,7 @@ import { ExitCode, UserError } from '../core/errors.js';
 import { loadContext } from '../series/context.js';
 import { runMachineChecks } from '../readiness/registry.js';
 import { verifyDepsDir } from '../suite/offline-deps.js';
+import { OFFLINE_ENV } from './options.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 export interface DoctorOptions extends GlobalOptions {
@@ -48,6 +49,7 @@ export const doctorCommand = defineCommand({
       .option('offline', {
         type: 'boolean',
         default: false,
+        env: OFFLINE_ENV,
         describe: 'Require the local dependencies that test --offline needs',
       })
       .option('deps-dir', {

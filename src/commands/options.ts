@@ -1,11 +1,24 @@
 import os from 'node:os';
 
-import type { Argv } from '../core/command-line.js';
+import type { Env } from '../adapters/env.js';
+import { environmentValue, type Argv } from '../core/command-line.js';
 
 import { SANITIZERS } from '../suite/sanitize.js';
 import { UPSTREAM_LINUX_CI } from '../suite/upstream-ci.js';
 
 /** Option groups that several commands take, declared once so that they read the same in every command's help. */
+
+/** Set once, these stand for `--offline` and `--metal-cpp` in every command that takes them. */
+export const OFFLINE_ENV = 'MLX_STORAGE_PR_OFFLINE';
+export const METAL_CPP_ENV = 'MLX_STORAGE_PR_METAL_CPP';
+
+/** What the environment sets once for every command: offline builds, and the metal-cpp folder or zip. */
+export function environmentSettings(env: Env): { offline: boolean; metalCpp: string | null } {
+  return {
+    offline: environmentValue('boolean', env[OFFLINE_ENV]) === true,
+    metalCpp: (environmentValue('string', env[METAL_CPP_ENV]) as string | undefined) ?? null,
+  };
+}
 
 /** `--jobs`, read as text so that a bad value can be quoted back; `parseJobs` checks it. */
 export function jobsOption<T>(y: Argv<T>, describe = 'Compilers to run at once (default: the number of CPUs)') {
@@ -34,6 +47,7 @@ export function buildOptions<T>(y: Argv<T>) {
     .option('offline', {
       type: 'boolean',
       default: false,
+      env: OFFLINE_ENV,
       describe: 'Build without network: dependencies from --deps-dir or system packages',
     })
     .option('deps-dir', {
@@ -86,6 +100,7 @@ export function metalOptions<T>(y: Argv<T>) {
         .option('metal-cpp', {
           type: 'string',
           placeholder: 'dir|zip',
+          env: METAL_CPP_ENV,
           describe: "Apple's metal-cpp 26 (folder or zip) for the Metal type-check; makes that check required",
         })
         .option('require-metal', {

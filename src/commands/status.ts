@@ -1,6 +1,7 @@
 import type { CheckoutState } from '../series/head-state.js';
 import { checkoutStatus, type StatusData } from '../series/status-report.js';
 import { loadContext } from '../series/context.js';
+import { environmentSettings, METAL_CPP_ENV, OFFLINE_ENV } from './options.js';
 import { defineCommand } from './spec.js';
 
 export const statusCommand = defineCommand({
@@ -8,10 +9,17 @@ export const statusCommand = defineCommand({
   describe: 'Show the pinned and actual commits, what is applied, what differs and uncommitted files',
   builder: (y) => y.example('$0 status --json', 'machine-readable state'),
   run: async (o) => {
-    const data = await checkoutStatus(await loadContext(o));
+    const settings = environmentSettings(o.env);
+    const data = { ...(await checkoutStatus(await loadContext(o))), settings };
     if (data.state === 'no-checkout')
-      return { data, lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`] };
-    return { data, lines: statusLines(data, o.workdir ? ` --workdir ${o.workdir}` : '') };
+      return {
+        data,
+        lines: [`No checkout in ${data.checkout}. Run \`mlx-storage-pr apply\`.`, ...settingLines(settings)],
+      };
+    return {
+      data,
+      lines: [...statusLines(data, o.workdir ? ` --workdir ${o.workdir}` : ''), ...settingLines(settings)],
+    };
   },
 });
 
@@ -51,4 +59,12 @@ function statusLines(data: StatusData, workdirFlag: string): string[] {
     );
   }
   return lines;
+}
+
+/** The settings the environment makes for every command, when it makes any. */
+function settingLines(settings: ReturnType<typeof environmentSettings>): string[] {
+  return [
+    ...(settings.offline ? [`offline:  on (${OFFLINE_ENV})`] : []),
+    ...(settings.metalCpp === null ? [] : [`metal-cpp: ${settings.metalCpp} (${METAL_CPP_ENV})`]),
+  ];
 }

@@ -30,6 +30,12 @@ export interface OptionDeclaration {
   /** What --help shows for its value (`<dir>`); default: the choices, or `value`. */
   placeholder?: string;
   demandOption?: boolean;
+  /**
+   * An environment variable read when the command line does not give the
+   * option (set once for every command); empty counts as unset, and for a
+   * yes/no option `0` and `false` are no.
+   */
+  env?: string;
 }
 
 type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
@@ -108,7 +114,11 @@ function isValue(word: string | undefined): boolean {
  * arguments by kebab-case and camel-case name, `'--'` with what came after
  * `--`; throws a CommandLineError naming the first problem.
  */
-export function parseArguments(declared: Declarations, argv: readonly string[]): Record<string, unknown> {
+export function parseArguments(
+  declared: Declarations,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Record<string, unknown> {
   const dashdash = argv.indexOf('--');
   const { given, unknown, near, positionals } = readWords(declared, dashdash < 0 ? argv : argv.slice(0, dashdash));
   const positional = declared.positionalArgument;
@@ -125,7 +135,7 @@ export function parseArguments(declared: Declarations, argv: readonly string[]):
     ...declared.options,
     ...(positional ? [[positional.name, positional.declaration] as const] : []),
   ]) {
-    const values = given.get(name);
+    const values = given.get(name) ?? fromEnvironment(declaration, env);
     if (values === undefined) {
       if (declaration.demandOption) throw new CommandLineError(`Missing required argument: ${name}`);
       if (declaration.default !== undefined) setArgument(args, name, declaration.default);
@@ -144,6 +154,24 @@ export function parseArguments(declared: Declarations, argv: readonly string[]):
     }
   }
   return args;
+}
+
+/** The value of the option's environment variable, as the command line would give it; none when unset or empty. */
+function fromEnvironment(
+  declaration: OptionDeclaration,
+  env: Readonly<Record<string, string | undefined>>,
+): Array<string | boolean> | undefined {
+  const value = environmentValue(declaration.type, declaration.env === undefined ? undefined : env[declaration.env]);
+  return value === undefined ? undefined : [value];
+}
+
+/** A variable's value as an option of `type` takes it: none when unset or empty; for yes/no, `0` and `false` are no. */
+export function environmentValue(
+  type: OptionDeclaration['type'],
+  value: string | undefined,
+): string | boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  return type === 'boolean' ? !['0', 'false'].includes(value.toLowerCase()) : value;
 }
 
 /** An argument under its kebab-case and its camel-case name. */

@@ -70,12 +70,13 @@ function shortChoices(choices: readonly string[]): boolean {
   return choices.join('|').length <= 20;
 }
 
-/** The description with the choices that are not in the placeholder and the default (`[default: 4]`). */
+/** The description with the choices that are not in the placeholder, the default (`[default: 4]`) and the variable. */
 function optionText(d: OptionDeclaration): string {
   const choices = d.choices && !d.placeholder && !shortChoices(d.choices) ? ` [choices: ${d.choices.join(', ')}]` : '';
   const fallback =
     d.type === 'string' && typeof d.default === 'string' && d.default !== '' ? ` [default: ${d.default}]` : '';
-  return `${d.describe}${choices}${fallback}`;
+  const env = d.env === undefined ? '' : ` [env: ${d.env}]`;
+  return `${d.describe}${choices}${fallback}${env}`;
 }
 
 /**

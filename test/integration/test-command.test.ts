@@ -66,6 +66,20 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(existsSync(path.join(result.json.error.details.buildDir, 'mlx-storage-pr-configure.log'))).toBe(false);
   });
 
+  it('MLX_STORAGE_PR_OFFLINE=1 makes `test` build offline without --offline, and status names it', async () => {
+    const offlineEnv = { ...env, MLX_STORAGE_PR_OFFLINE: '1' };
+    const result = await runCli(['test', '--json'], { cwd: project, env: offlineEnv });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.dependencies).toContainEqual({
+      dep: 'doctest',
+      source: 'system doctest-dev (/usr/include/doctest)',
+    });
+    const status = await runCli(['status', '--json'], { cwd: project, env: offlineEnv });
+    expect(status.json.settings).toEqual({ offline: true, metalCpp: null });
+    const human = await runCli(['status'], { cwd: project, env: offlineEnv });
+    expect(human.stdout + human.stderr).toMatch(/^offline: +on \(MLX_STORAGE_PR_OFFLINE\)$/m);
+  });
+
   it('configures, builds, runs and classifies against the baseline', async () => {
     const result = await run('test', '--offline');
     expect(result.code, result.stderr).toBe(0);

@@ -82,6 +82,23 @@ describe('the command line', () => {
     expect(parseArguments(declared, ['--to', 'y']).to).toBe('y');
   });
 
+  it('reads an option that names a variable from the environment when the command line does not give it', () => {
+    const declared = new Declarations()
+      .option('offline', { type: 'boolean', default: false, env: 'X_OFFLINE', describe: 'o' })
+      .option('metal-cpp', { type: 'string', env: 'X_METAL_CPP', describe: 'm' });
+    const parseWith = (env: Record<string, string | undefined>, ...argv: string[]) =>
+      parseArguments(declared, argv, env);
+    expect(parseWith({ X_OFFLINE: '1', X_METAL_CPP: '/m' })).toMatchObject({ offline: true, metalCpp: '/m' });
+    expect(parseWith({ X_OFFLINE: 'yes' }).offline).toBe(true);
+    // Set to 0, false or nothing is off, as an unset variable is.
+    for (const off of ['0', 'false', 'FALSE', '', undefined]) expect(parseWith({ X_OFFLINE: off }).offline).toBe(false);
+    // The command line wins both ways.
+    expect(parseWith({ X_OFFLINE: '1' }, '--no-offline').offline).toBe(false);
+    expect(parseWith({ X_OFFLINE: '0' }, '--offline').offline).toBe(true);
+    expect(parseWith({ X_METAL_CPP: '/m' }, '--metal-cpp', '/n').metalCpp).toBe('/n');
+    expect(parseWith({ X_METAL_CPP: '' }).metalCpp).toBeUndefined();
+  });
+
   it('collects the words after the command for a command that takes them', () => {
     const declared = new Declarations().positional('commands', { type: 'string', array: true, describe: 'c' });
     expect(parseArguments(declared, ['test', 'apply']).commands).toEqual(['test', 'apply']);

@@ -57,18 +57,7 @@ const STRING_PREFIX = /^(?:u8|u|U|L)?R?$/;
 /** Splits C++ source into tokens. Whitespace is dropped; comments and preprocessor lines are tokens of their own. */
 export function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
-  const lineStarts = [0];
-  for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
-  const position = (offset: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - (lineStarts[lo] as number) + 1 };
-  };
+  const position = linePositions(source);
   let i = 0;
   let atLineStart = true;
   const push = (kind: TokenKind, start: number, end: number) => {
@@ -98,29 +87,18 @@ export function tokenize(source: string): Token[] {
     }
     const start = i;
     if (c === '#' && atLineStart) {
-      // A preprocessor line runs to an unescaped line end, past comments and continuations.
-      while (i < source.length && source[i] !== '\n') {
-        if (source[i] === '\\' && source[i + 1] === '\n') i += 2;
-        else if (source.startsWith('/*', i)) {
-          const end = source.indexOf('*/', i + 2);
-          i = end < 0 ? source.length : end + 2;
-        } else i++;
-      }
+      i = preprocessorEnd(source, i);
       push('preproc', start, i);
       continue;
     }
     atLineStart = false;
     if (source.startsWith('//', i)) {
-      while (i < source.length && source[i] !== '\n') {
-        if (source[i] === '\\' && source[i + 1] === '\n') i += 2;
-        else i++;
-      }
+      i = lineCommentEnd(source, i);
       push('comment', start, i);
       continue;
     }
     if (source.startsWith('/*', i)) {
-      const end = source.indexOf('*/', i + 2);
-      i = end < 0 ? source.length : end + 2;
+      i = blockCommentEnd(source, i);
       push('comment', start, i);
       continue;
     }
@@ -141,15 +119,7 @@ export function tokenize(source: string): Token[] {
       continue;
     }
     if (/\d/.test(c) || (c === '.' && /\d/.test(source[i + 1] ?? ''))) {
-      // A pp-number: digits, letters, dots, digit separators and signed exponents.
-      i++;
-      while (i < source.length) {
-        const d = source[i] as string;
-        if (/[eEpP]/.test(d) && /[+-]/.test(source[i + 1] ?? '')) i += 2;
-        else if (d === "'" && /[\dA-Za-z]/.test(source[i + 1] ?? '')) i += 2;
-        else if (/[\w.]/.test(d)) i++;
-        else break;
-      }
+      i = numberEnd(source, i);
       push('number', start, i);
       continue;
     }
@@ -164,6 +134,64 @@ export function tokenize(source: string): Token[] {
   }
   markTemplateArguments(tokens.filter((t) => t.kind !== 'comment'));
   return tokens;
+}
+
+/** A function from an offset in `source` to its 1-based line and column. */
+function linePositions(source: string): (offset: number) => { line: number; column: number } {
+  const lineStarts = [0];
+  for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
+  return (offset: number) => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((lineStarts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (lineStarts[lo] as number) + 1 };
+  };
+}
+
+/** The end of a preprocessor line starting at `hash`. */
+function preprocessorEnd(source: string, hash: number): number {
+  let i = hash;
+  // A preprocessor line runs to an unescaped line end, past comments and continuations.
+  while (i < source.length && source[i] !== '\n') {
+    if (source[i] === '\\' && source[i + 1] === '\n') i += 2;
+    else if (source.startsWith('/*', i)) i = blockCommentEnd(source, i);
+    else i++;
+  }
+  return i;
+}
+
+/** The end of a `//` comment starting at `open`: the line end, past escaped line ends. */
+function lineCommentEnd(source: string, open: number): number {
+  let i = open;
+  while (i < source.length && source[i] !== '\n') {
+    if (source[i] === '\\' && source[i + 1] === '\n') i += 2;
+    else i++;
+  }
+  return i;
+}
+
+/** The end of a `/*` comment starting at `open`; an unterminated one runs to the end of the source. */
+function blockCommentEnd(source: string, open: number): number {
+  const end = source.indexOf('*/', open + 2);
+  return end < 0 ? source.length : end + 2;
+}
+
+/** The end of a number starting at `first`. */
+function numberEnd(source: string, first: number): number {
+  // A pp-number: digits, letters, dots, digit separators and signed exponents.
+  let i = first + 1;
+  while (i < source.length) {
+    const d = source[i] as string;
+    if (/[eEpP]/.test(d) && /[+-]/.test(source[i + 1] ?? '')) i += 2;
+    else if (d === "'" && /[\dA-Za-z]/.test(source[i + 1] ?? '')) i += 2;
+    else if (/[\w.]/.test(d)) i++;
+    else break;
+  }
+  return i;
 }
 
 /** The end of a quoted literal starting at `open`, with escapes; an unterminated one ends at the line end. */

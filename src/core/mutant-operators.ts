@@ -163,76 +163,97 @@ export function generateMutants(input: GenerateInput): GeneratedMutant[] {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i] as Token;
     const prev = tokens[i - 1];
-    const next = tokens[i + 1];
     if (!onAddedLine(t) || t.inTemplate) continue;
     if (prev?.text === 'operator') continue;
-    if (t.kind === 'punct') {
-      // clang-format spaces binary operators: `T&& x`, `T* p`, `-1`, `*p` and `&x` are not binary.
-      const binary = endsOperand(prev) && t.spaceBefore && t.spaceAfter;
-      for (const [to, name] of RELATIONAL[t.text] ?? [])
-        if (binary)
-          edits.push({
-            operator: name,
-            start: t.start,
-            end: t.start + t.text.length,
-            replacement: to,
-            description: `${t.text} -> ${to}`,
-          });
-      const arith = ARITHMETIC[t.text];
-      if (arith !== undefined) {
-        const [to, name] = arith;
-        const step = t.text === '++' || t.text === '--';
-        const compound = t.text.endsWith('=');
-        // `std::string + "..."` only compiles as concatenation.
-        const text = prev?.kind === 'string' || next?.kind === 'string';
-        if (step || compound || (binary && !text))
-          edits.push({
-            operator: name,
-            start: t.start,
-            end: t.start + t.text.length,
-            replacement: to,
-            description: `${t.text} -> ${to}`,
-          });
-      }
-      if (t.text === '!' && !endsOperand(prev))
-        edits.push({
-          operator: 'negate_mutator',
-          start: t.start,
-          end: t.start + 1,
-          replacement: '',
-          description: `!x -> x`,
-        });
-      if (t.text === '(' && (prev?.text === 'if' || prev?.text === 'while') && next?.text !== 'constexpr') {
-        const close = matching(tokens, i);
-        const init = close !== null && tokens.slice(i + 1, close).some((x) => x.text === ';');
-        if (close !== null && !init) {
-          const from = (tokens[i + 1] as Token).start;
-          const to = (tokens[close] as Token).start;
-          for (const value of ['true', 'false'])
-            edits.push({
-              operator: `cxx_condition_to_${value}`,
-              start: from,
-              end: to,
-              replacement: value,
-              description: `${prev.text} condition -> ${value}`,
-            });
-        }
-      }
-    }
-    if (t.kind === 'ident' && (t.text === 'true' || t.text === 'false')) {
-      const to = t.text === 'true' ? 'false' : 'true';
+    edits.push(...tokenEdits(tokens, i));
+  }
+  edits.push(...statementEdits(tokens, blocks, onAddedLine, input.enums, input.text));
+  return mutantsOf(input, edits);
+}
+
+/** The edits of the token at `i` on its own: its operator, a `true` or `false`, a number. */
+function tokenEdits(tokens: readonly Token[], i: number): Edit[] {
+  const t = tokens[i] as Token;
+  const edits: Edit[] = [];
+  if (t.kind === 'punct') edits.push(...operatorEdits(tokens, i));
+  if (t.kind === 'ident' && (t.text === 'true' || t.text === 'false')) {
+    const to = t.text === 'true' ? 'false' : 'true';
+    edits.push({
+      operator: `cxx_bool_${t.text}_to_${to}`,
+      start: t.start,
+      end: t.start + t.text.length,
+      replacement: to,
+      description: `${t.text} -> ${to}`,
+    });
+  }
+  if (t.kind === 'number') edits.push(...scalarEdits(t));
+  return edits;
+}
+
+/** The edits of the punctuator at `i`: relational and arithmetic operators, `!`, and the condition it opens. */
+function operatorEdits(tokens: readonly Token[], i: number): Edit[] {
+  const t = tokens[i] as Token;
+  const prev = tokens[i - 1];
+  const next = tokens[i + 1];
+  const edits: Edit[] = [];
+  // clang-format spaces binary operators: `T&& x`, `T* p`, `-1`, `*p` and `&x` are not binary.
+  const binary = endsOperand(prev) && t.spaceBefore && t.spaceAfter;
+  for (const [to, name] of RELATIONAL[t.text] ?? [])
+    if (binary)
       edits.push({
-        operator: `cxx_bool_${t.text}_to_${to}`,
+        operator: name,
         start: t.start,
         end: t.start + t.text.length,
         replacement: to,
         description: `${t.text} -> ${to}`,
       });
-    }
-    if (t.kind === 'number') edits.push(...scalarEdits(t));
+  const arith = ARITHMETIC[t.text];
+  if (arith !== undefined) {
+    const [to, name] = arith;
+    const step = t.text === '++' || t.text === '--';
+    const compound = t.text.endsWith('=');
+    // `std::string + "..."` only compiles as concatenation.
+    const text = prev?.kind === 'string' || next?.kind === 'string';
+    if (step || compound || (binary && !text))
+      edits.push({
+        operator: name,
+        start: t.start,
+        end: t.start + t.text.length,
+        replacement: to,
+        description: `${t.text} -> ${to}`,
+      });
   }
-  edits.push(...statementEdits(tokens, blocks, onAddedLine, input.enums, input.text));
+  if (t.text === '!' && !endsOperand(prev))
+    edits.push({
+      operator: 'negate_mutator',
+      start: t.start,
+      end: t.start + 1,
+      replacement: '',
+      description: `!x -> x`,
+    });
+  if (t.text === '(' && (prev?.text === 'if' || prev?.text === 'while') && next?.text !== 'constexpr')
+    edits.push(...conditionEdits(tokens, i, prev.text));
+  return edits;
+}
 
+/** The condition of the `if` or `while` whose `(` is at `open`, replaced by `true` and by `false`. */
+function conditionEdits(tokens: readonly Token[], open: number, keyword: string): Edit[] {
+  const close = matching(tokens, open);
+  const init = close !== null && tokens.slice(open + 1, close).some((x) => x.text === ';');
+  if (close === null || init) return [];
+  const from = (tokens[open + 1] as Token).start;
+  const to = (tokens[close] as Token).start;
+  return ['true', 'false'].map((value) => ({
+    operator: `cxx_condition_to_${value}`,
+    start: from,
+    end: to,
+    replacement: value,
+    description: `${keyword} condition -> ${value}`,
+  }));
+}
+
+/** The mutants the edits make, in source order, each with a unique id; an edit that changes nothing makes none. */
+function mutantsOf(input: GenerateInput, edits: Edit[]): GeneratedMutant[] {
   const mutants: GeneratedMutant[] = [];
   const ids = new Set<string>();
   for (const e of edits.sort((a, b) => a.start - b.start || a.operator.localeCompare(b.operator))) {

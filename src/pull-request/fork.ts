@@ -216,7 +216,11 @@ export async function readForkState(
   branch: string,
   token: string | null,
 ): Promise<ForkState> {
-  const git = forkGit(checkout, fork, ctx.env, ctx.log, token);
+  return remoteState(forkGit(checkout, fork, ctx.env, ctx.log, token), fork, branch);
+}
+
+/** The branch tip and the lease on the fork, read with `git ls-remote`; a fork git cannot reach is a user error. */
+async function remoteState(git: Git, fork: ForkTarget, branch: string): Promise<ForkState> {
   const branchRef = `refs/heads/${branch}`;
   try {
     const remote = await git.remoteRefIds(fork.url, [branchRef, leaseRef(branch)]);
@@ -241,34 +245,55 @@ export async function readForkState(
  *
  * The branch, the lease ref and a backup ref move in one atomic push.
  */
-export async function refreshFork(
-  ctx: Context,
-  checkout: Git,
-  o: {
-    fork: ForkTarget;
-    branch: string;
-    commit: UserCommit;
-    force: boolean;
-    dryRun: boolean;
-    now: Date;
-    /** Sent to an http(s) fork as a header (null: git's own credentials). */
-    token: string | null;
-  },
-): Promise<RefreshOutcome> {
+export async function refreshFork(ctx: Context, checkout: Git, o: RefreshOptions): Promise<RefreshOutcome> {
   const git = forkGit(checkout, o.fork, ctx.env, ctx.log, o.token);
+  const state = await fetchForkState(git, o, await remoteState(git, o.fork, o.branch));
+
+  const tipMatches =
+    state.branch !== null &&
+    state.branch === state.lease &&
+    sameContent(await git.commitContent(state.branch), o.commit.content);
+  const plan = planRefresh(state, { force: o.force, tipMatches });
+
+  if (plan.action === 'refuse') throw await refusal(git, o, state, plan.reason, ctx.config.upstream.commit);
+  if (plan.action === 'unchanged')
+    return { status: 'unchanged', commit: state.branch as string, previous: state.branch, backup: null };
+
+  const backup = plan.action === 'update' && plan.backup && state.branch !== null ? forkBackup(o, state.branch) : null;
+  if (o.dryRun)
+    return {
+      status: plan.action === 'create' ? 'would-create' : 'would-update',
+      commit: o.commit.commit,
+      previous: state.branch,
+      backup,
+    };
+
+  await pushRefresh(ctx, git, o, state, backup);
+  return {
+    status: plan.action === 'create' ? 'created' : 'updated',
+    commit: o.commit.commit,
+    previous: state.branch,
+    backup,
+  };
+}
+
+/** What `refreshFork` pushes, where, and how. */
+export interface RefreshOptions {
+  fork: ForkTarget;
+  branch: string;
+  commit: UserCommit;
+  force: boolean;
+  dryRun: boolean;
+  now: Date;
+  /** Sent to an http(s) fork as a header (null: git's own credentials). */
+  token: string | null;
+}
+
+/** Fetches the branch and the lease from the fork, and returns the state with the fetched ids. */
+async function fetchForkState(git: Git, o: RefreshOptions, state: ForkState): Promise<ForkState> {
   const branchRef = `refs/heads/${o.branch}`;
   const lease = leaseRef(o.branch);
   const local = fetchedRefs(o.branch);
-
-  let remote: Map<string, string>;
-  try {
-    remote = await git.remoteRefIds(o.fork.url, [branchRef, lease]);
-  } catch (error) {
-    if (error instanceof ProcessError) throw unreachable(o.fork, error);
-    throw error;
-  }
-  const state: ForkState = { branch: remote.get(branchRef) ?? null, lease: remote.get(lease) ?? null };
-
   // The branch and the lease are fetched when their content matters: to compare, to name commits, to back up.
   const wanted: Array<[string, string]> = [];
   if (state.branch !== null && (state.lease !== null || o.force)) wanted.push([branchRef, local.branch]);
@@ -283,43 +308,43 @@ export async function refreshFork(
     throw error;
   }
   // What was fetched may be newer than what ls-remote said: the fetched ids are the ones to lease against.
-  if (wanted.some(([src]) => src === branchRef)) state.branch = await git.resolveRef(local.branch);
-  if (wanted.some(([src]) => src === lease)) state.lease = await git.resolveRef(local.lease);
+  const fetched = { ...state };
+  if (wanted.some(([src]) => src === branchRef)) fetched.branch = await git.resolveRef(local.branch);
+  if (wanted.some(([src]) => src === lease)) fetched.lease = await git.resolveRef(local.lease);
+  return fetched;
+}
 
-  const tipMatches =
-    state.branch !== null &&
-    state.branch === state.lease &&
-    sameContent(await git.commitContent(state.branch), o.commit.content);
-  const plan = planRefresh(state, { force: o.force, tipMatches });
+/** The backup ref that keeps the branch tip `tip` on the fork, and the commands that put it back. */
+function forkBackup(o: RefreshOptions, tip: string): NonNullable<RefreshOutcome['backup']> {
   const where = o.fork.url;
+  const branchRef = `refs/heads/${o.branch}`;
+  return {
+    ref: forkBackupRef(o.branch, o.now),
+    commit: tip,
+    restore: [
+      `git fetch ${quote(where)} ${forkBackupRef(o.branch, o.now)}`,
+      `git push --force ${quote(where)} FETCH_HEAD:${branchRef}`,
+    ],
+  };
+}
 
-  if (plan.action === 'refuse') throw await refusal(git, o, state, plan.reason, ctx.config.upstream.commit);
-  if (plan.action === 'unchanged')
-    return { status: 'unchanged', commit: state.branch as string, previous: state.branch, backup: null };
-
-  const backup =
-    plan.action === 'update' && plan.backup && state.branch !== null
-      ? {
-          ref: forkBackupRef(o.branch, o.now),
-          commit: state.branch,
-          restore: [
-            `git fetch ${quote(where)} ${forkBackupRef(o.branch, o.now)}`,
-            `git push --force ${quote(where)} FETCH_HEAD:${branchRef}`,
-          ],
-        }
-      : null;
-  if (o.dryRun)
-    return {
-      status: plan.action === 'create' ? 'would-create' : 'would-update',
-      commit: o.commit.commit,
-      previous: state.branch,
-      backup,
-    };
-
+/**
+ * Moves the branch and the lease ref to the commit, and sets the backup ref,
+ * in one atomic push that leases against the state it read.
+ */
+async function pushRefresh(
+  ctx: Context,
+  git: Git,
+  o: RefreshOptions,
+  state: ForkState,
+  backup: RefreshOutcome['backup'],
+): Promise<void> {
+  const branchRef = `refs/heads/${o.branch}`;
+  const where = o.fork.url;
   const updates = [
     ...(backup ? [{ commit: backup.commit, ref: backup.ref, expect: null }] : []),
     { commit: o.commit.commit, ref: branchRef, expect: state.branch },
-    { commit: o.commit.commit, ref: lease, expect: state.lease },
+    { commit: o.commit.commit, ref: leaseRef(o.branch), expect: state.lease },
   ];
   try {
     // Once git has sent the push, the fork may take it even if Ctrl-C stops git before it hears back.
@@ -337,12 +362,6 @@ export async function refreshFork(
       source: redactSecrets(ctx.source.location),
     });
   }
-  return {
-    status: plan.action === 'create' ? 'created' : 'updated',
-    commit: o.commit.commit,
-    previous: state.branch,
-    backup,
-  };
 }
 
 /** The refusal for a branch that holds work the tool did not push, naming that work. */

@@ -6,12 +6,12 @@ import { formatItems, type ReportItem } from '../core/report-items.js';
 import { processFailed, UserError } from '../core/errors.js';
 import { mapJsonStrings } from '../core/json.js';
 import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
-import { inspectCheckout, requireAppliedCheckout } from '../series/checkout.js';
+import { inspectCheckout, requireAppliedCheckout, type AppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { verifySeriesNotEmpty } from '../series/plan.js';
-import { refreshFork, resolveFork, type ForkTarget, type RefreshOutcome } from './fork.js';
+import { refreshFork, resolveFork, type ForkTarget, type RefreshOptions, type RefreshOutcome } from './fork.js';
 import { findToken, ghHostOf, tokenInEnv } from './token.js';
-import { makeUserCommit, prepareUserCommit } from './commit.js';
+import { makeUserCommit, prepareUserCommit, type CommitInputs, type UserCommit } from './commit.js';
 import { apiUrlOf, openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
 import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
 
@@ -110,6 +110,7 @@ function compareUrlOf(ctx: Context, fork: ForkTarget, branch: string, forkOwner:
   return `https://${upstream.host}/${upstream.owner}/${upstream.repo}/compare/${owner}:${branch}?expand=1`;
 }
 
+/** The work of `refreshPullRequest`, with the token found (null: none). */
 async function run(ctx: Context, options: PrOptions, token: string | null): Promise<PrData> {
   const need = { hint: ', so the pushed commit is what templates/ and patches/ say.' };
   verifySeriesNotEmpty((await ctx.project()).plan, 'pr');
@@ -135,48 +136,16 @@ async function run(ctx: Context, options: PrOptions, token: string | null): Prom
       })
     : null;
 
-  let checks: ReportItem[] | null = null;
-  let skipped: string[] = [];
-  if (options.skipChecks) {
-    ctx.log.warn("--skip-checks: verify's checks did not run; the pushed commit is not checked.");
-  } else {
-    const outcome = await readinessItems(ctx, options);
-    checks = outcome.checks;
-    skipped = outcome.skipped;
-    if (!outcome.ready) {
-      const failing = checks.filter((c) => c.required && c.status !== 'pass');
-      throw new UserError(
-        'CHECK_FAILED',
-        `${failing.length} required check(s) of verify did not pass, so nothing was pushed:\n${formatItems(failing).join('\n')}`,
-        {
-          hint: 'Fix each (the fix is under it; `mlx-storage-pr verify` reports them all), or leave checks out with --skip <name> or --skip-checks.',
-          details: { checks },
-        },
-      );
-    }
-    for (const line of formatItems(checks)) ctx.log.info(line);
-  }
-
-  const refreshed = await withLock(ctx.workdir, 'pr', async () => {
-    // The checks ran without the lock: the checkout must still hold what they checked.
-    const now = await inspectCheckout(ctx);
-    if (now.current?.head.commit !== applied.head.commit)
-      throw new UserError('NOT_APPLIED', 'The checkout changed while the checks ran.', {
-        hint: 'Run `mlx-storage-pr pr` again. Nothing was pushed.',
-      });
-    await verifyNoLocalEdits(git);
-    const commit = await makeUserCommit(git, inputs, applied.head.tree, ctx.config.upstream.commit);
-    const outcome = await refreshFork(ctx, git, {
+  const { checks, skipped } = await requireChecksPass(ctx, options);
+  const refreshed = await withLock(ctx.workdir, 'pr', () =>
+    commitAndPush(ctx, applied, inputs, {
       fork,
       branch,
-      commit,
       force: options.force === true,
       dryRun: options.dryRun === true,
-      now: new Date(),
       token,
-    });
-    return { commit, outcome };
-  });
+    }),
+  );
 
   // Ctrl-C after the push: the push stands, the pull request is left for the next run.
   if (open && isInterrupted())
@@ -211,6 +180,58 @@ async function run(ctx: Context, options: PrOptions, token: string | null): Prom
     pullRequest,
     compareUrl: compareUrlOf(ctx, fork, branch, options.forkOwner),
   };
+}
+
+/**
+ * Runs verify's checks (unless --skip-checks) and logs them; a required check
+ * that does not pass stops the push. Returns the checks (null when skipped)
+ * and the ids left out with --skip.
+ */
+async function requireChecksPass(
+  ctx: Context,
+  options: PrOptions,
+): Promise<{ checks: ReportItem[] | null; skipped: string[] }> {
+  if (options.skipChecks) {
+    ctx.log.warn("--skip-checks: verify's checks did not run; the pushed commit is not checked.");
+    return { checks: null, skipped: [] };
+  }
+  const { checks, skipped, ready } = await readinessItems(ctx, options);
+  if (!ready) {
+    const failing = checks.filter((c) => c.required && c.status !== 'pass');
+    throw new UserError(
+      'CHECK_FAILED',
+      `${failing.length} required check(s) of verify did not pass, so nothing was pushed:\n${formatItems(failing).join('\n')}`,
+      {
+        hint: 'Fix each (the fix is under it; `mlx-storage-pr verify` reports them all), or leave checks out with --skip <name> or --skip-checks.',
+        details: { checks },
+      },
+    );
+  }
+  for (const line of formatItems(checks)) ctx.log.info(line);
+  return { checks, skipped };
+}
+
+/**
+ * Under the workdir lock: checks that the checkout still holds what the checks
+ * checked, makes the pull request's commit and refreshes the branch on the fork.
+ */
+async function commitAndPush(
+  ctx: Context,
+  applied: AppliedCheckout,
+  inputs: CommitInputs,
+  o: Pick<RefreshOptions, 'fork' | 'branch' | 'force' | 'dryRun' | 'token'>,
+): Promise<{ commit: UserCommit; outcome: RefreshOutcome }> {
+  const git = applied.git;
+  // The checks ran without the lock: the checkout must still hold what they checked.
+  const now = await inspectCheckout(ctx);
+  if (now.current?.head.commit !== applied.head.commit)
+    throw new UserError('NOT_APPLIED', 'The checkout changed while the checks ran.', {
+      hint: 'Run `mlx-storage-pr pr` again. Nothing was pushed.',
+    });
+  await verifyNoLocalEdits(git);
+  const commit = await makeUserCommit(git, inputs, applied.head.tree, ctx.config.upstream.commit);
+  const outcome = await refreshFork(ctx, git, { ...o, commit, now: new Date() });
+  return { commit, outcome };
 }
 
 /** The error with every occurrence of `secret` masked: a token never reaches output, whatever said it. */

@@ -84,17 +84,7 @@ function* tokens(xml: string): Generator<Token> {
 export function parseDoctestXml(xml: string): DoctestRun {
   const cases: CaseResult[] = [];
   let current: CaseResult | null = null;
-  let expression: {
-    file: string;
-    line: number;
-    type: string;
-    original: string;
-    expanded: string;
-    inOriginal: boolean;
-    inExpanded: boolean;
-  } | null = null;
-  let exception: { crash: boolean; text: string } | null = null;
-  let message: { file: string; line: number; type: string; text: string } | null = null;
+  let open: OpenElements = { expression: null, exception: null, message: null };
   let complete = false;
 
   for (const t of tokens(xml)) {
@@ -112,70 +102,8 @@ export function parseDoctestXml(xml: string): DoctestRun {
       current = null;
     } else if (!current) {
       if (t.name === 'OverallResultsTestCases') complete = true;
-    } else if (t.kind === 'open' && t.name === 'Expression') {
-      expression = {
-        file: t.attrs['filename'] ?? current.file,
-        line: Number(t.attrs['line'] ?? 0),
-        type: t.attrs['type'] ?? 'CHECK',
-        original: '',
-        expanded: '',
-        inOriginal: false,
-        inExpanded: false,
-      };
-    } else if (expression && t.kind === 'open' && (t.name === 'Original' || t.name === 'Expanded')) {
-      expression.inOriginal = t.name === 'Original';
-      expression.inExpanded = t.name === 'Expanded';
-    } else if (expression && t.kind === 'text') {
-      if (expression.inOriginal) expression.original += t.text;
-      if (expression.inExpanded) expression.expanded += t.text;
-    } else if (expression && t.kind === 'close' && (t.name === 'Original' || t.name === 'Expanded')) {
-      expression.inOriginal = false;
-      expression.inExpanded = false;
-    } else if (expression && t.kind === 'close' && t.name === 'Expression') {
-      const expanded = expression.expanded.trim();
-      const original = expression.original.trim();
-      current.failures.push({
-        file: expression.file,
-        line: expression.line,
-        message: `${expression.type}( ${original} )${expanded && expanded !== original ? ` with values ${expanded}` : ''}`,
-      });
-      expression = null;
-    } else if (t.kind === 'open' && t.name === 'Exception') {
-      exception = { crash: t.attrs['crash'] === 'true', text: '' };
-    } else if (exception && t.kind === 'text') {
-      exception.text += t.text;
-    } else if (exception && t.kind === 'close' && t.name === 'Exception') {
-      const text = exception.text.trim();
-      if (!text.startsWith('exception thrown in subcase')) {
-        current.failures.push({
-          file: current.file,
-          line: current.line,
-          message: `${exception.crash ? 'crash' : 'exception'}: ${text}`,
-        });
-      }
-      if (exception.crash) current.status = 'crashed';
-      exception = null;
-    } else if (t.kind === 'open' && t.name === 'Message') {
-      message = {
-        file: t.attrs['filename'] ?? current.file,
-        line: Number(t.attrs['line'] ?? 0),
-        type: t.attrs['type'] ?? '',
-        text: '',
-      };
-    } else if (message && t.kind === 'text') {
-      message.text += t.text;
-    } else if (message && t.kind === 'close' && t.name === 'Message') {
-      if (/ERROR/.test(message.type))
-        current.failures.push({
-          file: message.file,
-          line: message.line,
-          message: `${message.type}: ${message.text.trim()}`,
-        });
-      message = null;
-    } else if (t.name === 'OverallResultsAsserts' && (t.kind === 'self' || t.kind === 'open')) {
-      current.assertions = { passed: Number(t.attrs['successes'] ?? 0), failed: Number(t.attrs['failures'] ?? 0) };
-      if (current.status !== 'crashed' && current.status !== 'skipped' && t.attrs['test_case_success'] === 'false')
-        current.status = 'failed';
+    } else {
+      open = readCaseToken(current, open, t);
     }
   }
   if (current) {
@@ -184,6 +112,101 @@ export function parseDoctestXml(xml: string): DoctestRun {
     cases.push(current);
   }
   return { cases, complete, interrupted: current?.name ?? null };
+}
+
+/** The elements of a test case being read: a failed expression, an exception, a message. */
+interface OpenElements {
+  expression: {
+    file: string;
+    line: number;
+    type: string;
+    original: string;
+    expanded: string;
+    inOriginal: boolean;
+    inExpanded: boolean;
+  } | null;
+  exception: { crash: boolean; text: string } | null;
+  message: { file: string; line: number; type: string; text: string } | null;
+}
+
+/**
+ * Reads one token inside the test case `current`: adds its failures, its
+ * assertion counts and its status to it. Returns the elements open after it.
+ */
+function readCaseToken(current: CaseResult, open: OpenElements, t: Token): OpenElements {
+  const { expression, exception, message } = open;
+  if (t.kind === 'open' && t.name === 'Expression') {
+    return {
+      ...open,
+      expression: {
+        file: t.attrs['filename'] ?? current.file,
+        line: Number(t.attrs['line'] ?? 0),
+        type: t.attrs['type'] ?? 'CHECK',
+        original: '',
+        expanded: '',
+        inOriginal: false,
+        inExpanded: false,
+      },
+    };
+  } else if (expression && t.kind === 'open' && (t.name === 'Original' || t.name === 'Expanded')) {
+    expression.inOriginal = t.name === 'Original';
+    expression.inExpanded = t.name === 'Expanded';
+  } else if (expression && t.kind === 'text') {
+    if (expression.inOriginal) expression.original += t.text;
+    if (expression.inExpanded) expression.expanded += t.text;
+  } else if (expression && t.kind === 'close' && (t.name === 'Original' || t.name === 'Expanded')) {
+    expression.inOriginal = false;
+    expression.inExpanded = false;
+  } else if (expression && t.kind === 'close' && t.name === 'Expression') {
+    const expanded = expression.expanded.trim();
+    const original = expression.original.trim();
+    current.failures.push({
+      file: expression.file,
+      line: expression.line,
+      message: `${expression.type}( ${original} )${expanded && expanded !== original ? ` with values ${expanded}` : ''}`,
+    });
+    return { ...open, expression: null };
+  } else if (t.kind === 'open' && t.name === 'Exception') {
+    return { ...open, exception: { crash: t.attrs['crash'] === 'true', text: '' } };
+  } else if (exception && t.kind === 'text') {
+    exception.text += t.text;
+  } else if (exception && t.kind === 'close' && t.name === 'Exception') {
+    const text = exception.text.trim();
+    if (!text.startsWith('exception thrown in subcase')) {
+      current.failures.push({
+        file: current.file,
+        line: current.line,
+        message: `${exception.crash ? 'crash' : 'exception'}: ${text}`,
+      });
+    }
+    if (exception.crash) current.status = 'crashed';
+    return { ...open, exception: null };
+  } else if (t.kind === 'open' && t.name === 'Message') {
+    return {
+      ...open,
+      message: {
+        file: t.attrs['filename'] ?? current.file,
+        line: Number(t.attrs['line'] ?? 0),
+        type: t.attrs['type'] ?? '',
+        text: '',
+      },
+    };
+  } else if (message && t.kind === 'text') {
+    message.text += t.text;
+  } else if (message && t.kind === 'close' && t.name === 'Message') {
+    if (/ERROR/.test(message.type))
+      current.failures.push({
+        file: message.file,
+        line: message.line,
+        message: `${message.type}: ${message.text.trim()}`,
+      });
+    return { ...open, message: null };
+  } else if (t.name === 'OverallResultsAsserts' && (t.kind === 'self' || t.kind === 'open')) {
+    current.assertions = { passed: Number(t.attrs['successes'] ?? 0), failed: Number(t.attrs['failures'] ?? 0) };
+    if (current.status !== 'crashed' && current.status !== 'skipped' && t.attrs['test_case_success'] === 'false')
+      current.status = 'failed';
+  }
+  return open;
 }
 
 /** Escapes a test case name for doctest's wildcard filters (`*`, `?`, `,`, `\`). */

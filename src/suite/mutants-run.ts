@@ -20,7 +20,7 @@ import { buildTarget, configureIfNeeded, runDoctest, type BuildSpec } from './cm
 import { prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { readSavedItem, savePassedItem } from './saved-results.js';
-import { prepareBuild, treeSpec, type SuiteOptions } from './suite.js';
+import { prepareBuild, treeSpec, type BuildSetup, type SuiteOptions } from './suite.js';
 import { explainTwinBuildError, twinFilesHash, twinSpec, verifyTwinPossible } from './twin-run.js';
 
 export const MUTANTS_TITLE = 'Mutants of the implementation are killed by the tests';
@@ -147,6 +147,7 @@ async function implementationFiles(ctx: Context): Promise<string[]> {
   );
 }
 
+/** verify's listed mutants: those of mutants.json, each applied to the source it must still fit and judged. */
 async function runMutants(
   ctx: Context,
   options: SuiteOptions,
@@ -158,15 +159,7 @@ async function runMutants(
   if (notApplicable !== null || text === null)
     return { ...base, status: 'not-checked', required: false, detail: notApplicable ?? '' };
   const mutants = parseMutants(text, file, templateVariables(ctx.config));
-  const twinJudged = mutants.filter((m) => m.judge.kind === 'twin');
-  if (twinJudged.length > 0 && seriesRoles(ctx.config).metal === null)
-    throw new UserError(
-      'CONFIG_INVALID',
-      `${MUTANTS_FILE}: ${twinJudged.map((m) => `"${m.name}"`).join(', ')} ${twinJudged.length === 1 ? 'is' : 'are'} judged by the Metal twin, but the config has no Metal role.`,
-      {
-        hint: `Declare roles.metal in ${CONFIG_FILE}, or give these mutants another judge ({"tests": "<doctest filter>"}).`,
-      },
-    );
+  verifyTwinJudges(ctx, mutants);
   const { git } = await requireAppliedCheckout(ctx, {
     hint: ', so the mutants edit what templates/ and patches/ say.',
   });
@@ -174,21 +167,7 @@ async function runMutants(
   if (head === null)
     throw new UserError('NOT_APPLIED', 'The checkout has no commit.', { hint: 'Run `mlx-storage-pr apply`.' });
 
-  // Every mutant must still fit the source: a list that no longer matches would test nothing.
-  const originals = new Map<string, string>();
-  const mutated = new Map<Mutant, string>();
-  const problems: string[] = [];
-  for (const m of mutants) {
-    const original = originals.get(m.file) ?? (await git.fileAt(head, m.file));
-    if (original === null) {
-      problems.push(`"${m.name}": ${m.file} is not in the applied series`);
-      continue;
-    }
-    originals.set(m.file, original);
-    const result = mutate(original, m);
-    if ('problem' in result) problems.push(`"${m.name}": ${result.problem}`);
-    else mutated.set(m, result.text);
-  }
+  const { originals, mutated, problems } = await fitMutants(git, head, mutants);
   if (problems.length)
     return {
       ...base,
@@ -214,54 +193,130 @@ async function runMutants(
       detail: `${saved.detail} (saved result; the series, mutants.json and build options are unchanged)`,
     };
 
-  const check = await withLock(ctx.workdir, 'verify', async () => {
-    const tree = ctx.layout.mutants;
-    await prepareWorktree(ctx, git, tree, head, { fresh: true });
-    const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
-    await configureIfNeeded(spec, ctx.log);
-
-    const runnerFor = runnersOf(ctx, spec, await seriesTestFiles(ctx));
-    if (ctx.platform !== 'darwin' && mutants.some((m) => m.judge.kind === 'twin')) await verifyTwinPossible(ctx, spec);
-    // The cases that pass without a mutant are the ones that can kill one.
-    const runners = [...new Set(mutants.map(runnerFor))];
-    const passing = new Map<Runner, { names: string[]; seconds: number }>();
-    for (const runner of runners) {
-      await build(ctx, runner);
-      const start = Date.now();
-      const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
-      const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
-      if (failing.length)
-        throw new UserError(
-          'TESTS_FAILED',
-          `Without any mutant, these ${runner.kind === 'twin' ? 'Metal twin' : 'suite'} cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
-          { hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).` },
-        );
-      const names = run.cases.filter((c) => c.status === 'passed').map((c) => c.name);
-      if (names.length === 0)
-        throw new UserError('TESTS_FAILED', `No ${runner.kind} case runs for the mutants.`, {
-          hint: 'Add test cases for the implementation.',
-        });
-      passing.set(runner, { names, seconds: (Date.now() - start) / 1000 });
-    }
-
-    const outcomes: MutantOutcome[] = [];
-    for (const m of mutants) {
-      const runner = runnerFor(m);
-      const original = originals.get(m.file) as string;
-      const target = path.join(tree.source, m.file);
-      const start = Date.now();
-      ctx.log.info(`mutant "${m.name}" (${m.file})`);
-      await writeFile(target, mutated.get(m) as string);
-      try {
-        outcomes.push({ ...(await judge(ctx, m, runner, passing.get(runner)!)), seconds: (Date.now() - start) / 1000 });
-      } finally {
-        await writeFile(target, original);
-      }
-    }
-    return report(base, outcomes);
-  });
+  const check = await withLock(ctx.workdir, 'verify', () =>
+    judgeListed({ ctx, git, head, setup, base }, mutants, originals, mutated),
+  );
   if (check.status === 'pass') await savePassedItem(ctx, resultsFile, inputs, check);
   return check;
+}
+
+/** Refuses mutants judged by the Metal twin when the config has no Metal role. */
+function verifyTwinJudges(ctx: Context, mutants: readonly Mutant[]): void {
+  const twinJudged = mutants.filter((m) => m.judge.kind === 'twin');
+  if (twinJudged.length > 0 && seriesRoles(ctx.config).metal === null)
+    throw new UserError(
+      'CONFIG_INVALID',
+      `${MUTANTS_FILE}: ${twinJudged.map((m) => `"${m.name}"`).join(', ')} ${twinJudged.length === 1 ? 'is' : 'are'} judged by the Metal twin, but the config has no Metal role.`,
+      {
+        hint: `Declare roles.metal in ${CONFIG_FILE}, or give these mutants another judge ({"tests": "<doctest filter>"}).`,
+      },
+    );
+}
+
+/**
+ * Applies each mutant to its file at `head`. Returns the original files, the
+ * mutated text of each mutant, and the mutants that no longer fit the source.
+ */
+async function fitMutants(
+  git: Git,
+  head: string,
+  mutants: readonly Mutant[],
+): Promise<{ originals: Map<string, string>; mutated: Map<Mutant, string>; problems: string[] }> {
+  // Every mutant must still fit the source: a list that no longer matches would test nothing.
+  const originals = new Map<string, string>();
+  const mutated = new Map<Mutant, string>();
+  const problems: string[] = [];
+  for (const m of mutants) {
+    const original = originals.get(m.file) ?? (await git.fileAt(head, m.file));
+    if (original === null) {
+      problems.push(`"${m.name}": ${m.file} is not in the applied series`);
+      continue;
+    }
+    originals.set(m.file, original);
+    const result = mutate(original, m);
+    if ('problem' in result) problems.push(`"${m.name}": ${result.problem}`);
+    else mutated.set(m, result.text);
+  }
+  return { originals, mutated, problems };
+}
+
+/** What judging the listed mutants needs: the applied checkout, its commit, the build setup, the item. */
+interface ListedRun {
+  ctx: Context;
+  git: Git;
+  head: string;
+  setup: BuildSetup;
+  base: Pick<ReportItem, 'id' | 'title' | 'required'>;
+}
+
+/**
+ * Under the workdir lock: builds a scratch worktree of the applied series,
+ * runs each runner's cases without a mutant, then writes each mutant in turn
+ * and judges it. Returns the report of the outcomes.
+ */
+async function judgeListed(
+  run: ListedRun,
+  mutants: readonly Mutant[],
+  originals: ReadonlyMap<string, string>,
+  mutated: ReadonlyMap<Mutant, string>,
+): Promise<ReportItem> {
+  const { ctx, setup } = run;
+  const tree = ctx.layout.mutants;
+  await prepareWorktree(ctx, run.git, tree, run.head, { fresh: true });
+  const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
+  await configureIfNeeded(spec, ctx.log);
+
+  const runnerFor = runnersOf(ctx, spec, await seriesTestFiles(ctx));
+  if (ctx.platform !== 'darwin' && mutants.some((m) => m.judge.kind === 'twin')) await verifyTwinPossible(ctx, spec);
+  // The cases that pass without a mutant are the ones that can kill one.
+  const runners = [...new Set(mutants.map(runnerFor))];
+  const passing = new Map<Runner, Passing>();
+  for (const runner of runners) passing.set(runner, await listedPassing(ctx, runner));
+
+  const outcomes: MutantOutcome[] = [];
+  for (const m of mutants) {
+    const runner = runnerFor(m);
+    const original = originals.get(m.file) as string;
+    const target = path.join(tree.source, m.file);
+    const start = Date.now();
+    ctx.log.info(`mutant "${m.name}" (${m.file})`);
+    await writeFile(target, mutated.get(m) as string);
+    try {
+      outcomes.push({ ...(await judge(ctx, m, runner, passing.get(runner)!)), seconds: (Date.now() - start) / 1000 });
+    } finally {
+      await writeFile(target, original);
+    }
+  }
+  return report(run.base, outcomes);
+}
+
+/** The cases that pass without a mutant, and how long they took. */
+interface Passing {
+  names: string[];
+  seconds: number;
+}
+
+/**
+ * Builds the runner's target and runs its cases without a mutant, for the
+ * listed mutants: a case that fails, or no case at all, stops the check.
+ */
+async function listedPassing(ctx: Context, runner: Runner): Promise<Passing> {
+  await build(ctx, runner);
+  const start = Date.now();
+  const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
+  const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
+  if (failing.length)
+    throw new UserError(
+      'TESTS_FAILED',
+      `Without any mutant, these ${runner.kind === 'twin' ? 'Metal twin' : 'suite'} cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
+      { hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).` },
+    );
+  const names = run.cases.filter((c) => c.status === 'passed').map((c) => c.name);
+  if (names.length === 0)
+    throw new UserError('TESTS_FAILED', `No ${runner.kind} case runs for the mutants.`, {
+      hint: 'Add test cases for the implementation.',
+    });
+  return { names, seconds: (Date.now() - start) / 1000 };
 }
 
 async function build(ctx: Context, runner: Runner): Promise<void> {
@@ -434,17 +489,7 @@ async function runGenerated(
   const metalSources = new Set(roles.metal?.sources ?? []);
   const setup = await prepareBuild(ctx, options);
   const resultsFile = path.join(path.dirname(ctx.layout.mutants.results(setup.key)), `generated-${setup.key}.json`);
-  // A mutant's outcome depends on its text and on every other file the series writes (the tests above all).
-  const { plan } = await ctx.project();
-  const planned = plannedPaths(plan);
-  const contents = new Map<string, string>();
-  for (const p of planned) contents.set(p, (await git.fileAt(head, p)) ?? '');
-  const twinHash = await twinFilesHash();
-  const keyOf = (m: GeneratedMutant): string => {
-    const hash = createHash('sha256').update(`${setup.key}\0${twinHash}\0${m.id}\0${m.text}`);
-    for (const p of planned) if (p !== m.file) hash.update(`\0${p}\0${contents.get(p)}`);
-    return hash.digest('hex');
-  };
+  const { contents, keyOf } = await outcomeKeys(ctx, git, head, setup.key);
   const saved: Record<string, GeneratedOutcome> =
     (await readJsonFile(resultsFile, GeneratedResultsSchema).catch(() => null)) ?? {};
   const outcomes = new Map<string, GeneratedOutcome>();
@@ -455,85 +500,23 @@ async function runGenerated(
   const pending = toJudge.filter((m) => !outcomes.has(m.id));
   let ran = 0;
   if (pending.length > 0) {
-    await withLock(ctx.workdir, 'verify', async () => {
-      const testFiles = await seriesTestFiles(ctx);
-      const useTwin = roles.metal !== null;
-      const queue = [...pending];
-      let saving = Promise.resolve();
-      // One worker per core, each with its own worktree and build folder; each mutant is built once.
-      const workers = Math.max(1, Math.min(options.jobs ?? availableParallelism(), queue.length));
-      const worker = async (n: number): Promise<void> => {
-        const main = ctx.layout.mutants;
-        const root = path.join(main.root, `worker-${n}`);
-        const tree =
-          n === 0
-            ? main
-            : { root, source: path.join(root, 'mlx'), build: (key: string) => path.join(root, `build-${key}`) };
-        await prepareWorktree(ctx, git, tree, head, { fresh: true });
-        const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
-        await configureIfNeeded(spec, ctx.log);
-        const runnerFor = runnersOf(ctx, spec, testFiles);
-        if (ctx.platform !== 'darwin' && useTwin) await verifyTwinPossible(ctx, spec);
-        const passing = new Map<Runner, { names: string[]; seconds: number }>();
-        const passingOf = async (runner: Runner) => {
-          const known = passing.get(runner);
-          if (known) return known;
-          await build(ctx, runner);
-          const start = Date.now();
-          const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
-          const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
-          if (failing.length)
-            throw new UserError(
-              'TESTS_FAILED',
-              `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
-              {
-                hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
-              },
-            );
-          const result = {
-            names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
-            seconds: (Date.now() - start) / 1000,
-          };
-          passing.set(runner, result);
-          return result;
-        };
-        for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
-          const target = path.join(tree.source, m.file);
-          const original = contents.get(m.file) ?? m.text;
-          const runners = metalSources.has(m.file)
-            ? [runnerFor(TWIN_JUDGE)]
-            : [runnerFor(SUITE_JUDGE), ...(useTwin ? [runnerFor(TWIN_JUDGE)] : [])];
-          const start = Date.now();
-          ctx.log.info(`mutant ${m.id}: ${m.description}`);
-          let outcome: GeneratedOutcome | null = null;
-          try {
-            for (const runner of runners) {
-              // The unmutated build and run of this runner come first.
-              await writeFile(target, original);
-              const seen = await passingOf(runner);
-              await writeFile(target, m.text);
-              const judged = await judge(ctx, { name: m.id, file: m.file, why: m.description }, runner, seen);
-              outcome = { id: m.id, result: judged.result, by: judged.by, runner: runner.kind, seconds: 0 };
-              if (judged.result !== 'survived') break;
-            }
-          } finally {
-            await writeFile(target, original);
-          }
-          if (outcome === null) continue;
-          outcome.seconds = (Date.now() - start) / 1000;
-          outcomes.set(m.id, outcome);
-          saved[keyOf(m)] = outcome;
-          ran++;
-          // Saved after each mutant, one write at a time: an interrupted run keeps what it judged.
-          const text = JSON.stringify(saved);
-          saving = saving.then(() => writeFile(resultsFile, text));
-          await saving;
-        }
-      };
-      const results = await Promise.allSettled(Array.from({ length: workers }, (_, n) => worker(n)));
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    });
+    const run: GeneratedRun = {
+      ctx,
+      git,
+      head,
+      setup,
+      useTwin: roles.metal !== null,
+      metalSources,
+      contents,
+      keyOf,
+      saved,
+      outcomes,
+      resultsFile,
+      queue: [...pending],
+      ran: 0,
+      saving: Promise.resolve(),
+    };
+    ran = await withLock(ctx.workdir, 'verify', () => judgeGenerated(run, options.jobs));
   }
   return generatedReport(base, {
     mutants,
@@ -544,6 +527,165 @@ async function runGenerated(
     ran,
     seconds: (Date.now() - started) / 1000,
   });
+}
+
+/**
+ * The files the series writes as they are at `head`, and the key that keeps
+ * a generated mutant's outcome: its text and every other file the series
+ * writes, with the build options and the twin.
+ */
+async function outcomeKeys(
+  ctx: Context,
+  git: Git,
+  head: string,
+  buildKey: string,
+): Promise<{ contents: Map<string, string>; keyOf: (m: GeneratedMutant) => string }> {
+  // A mutant's outcome depends on its text and on every other file the series writes (the tests above all).
+  const { plan } = await ctx.project();
+  const planned = plannedPaths(plan);
+  const contents = new Map<string, string>();
+  for (const p of planned) contents.set(p, (await git.fileAt(head, p)) ?? '');
+  const twinHash = await twinFilesHash();
+  const keyOf = (m: GeneratedMutant): string => {
+    const hash = createHash('sha256').update(`${buildKey}\0${twinHash}\0${m.id}\0${m.text}`);
+    for (const p of planned) if (p !== m.file) hash.update(`\0${p}\0${contents.get(p)}`);
+    return hash.digest('hex');
+  };
+  return { contents, keyOf };
+}
+
+/** The judging of the generated mutants, shared by its workers. */
+interface GeneratedRun {
+  ctx: Context;
+  git: Git;
+  head: string;
+  setup: BuildSetup;
+  useTwin: boolean;
+  metalSources: ReadonlySet<string>;
+  /** The files the series writes, as they are at `head`. */
+  contents: ReadonlyMap<string, string>;
+  keyOf: (m: GeneratedMutant) => string;
+  /** The saved outcomes by key, as written to `resultsFile`. */
+  saved: Record<string, GeneratedOutcome>;
+  outcomes: Map<string, GeneratedOutcome>;
+  resultsFile: string;
+  /** The mutants no worker has taken yet. */
+  queue: GeneratedMutant[];
+  /** How many mutants were judged. */
+  ran: number;
+  /** The last write of `resultsFile`: one write at a time. */
+  saving: Promise<void>;
+}
+
+/**
+ * Under the workdir lock: judges the queued mutants with one worker per core
+ * (at most `jobs`). Returns how many it judged.
+ */
+async function judgeGenerated(run: GeneratedRun, jobs: number | undefined): Promise<number> {
+  const testFiles = await seriesTestFiles(run.ctx);
+  // One worker per core, each with its own worktree and build folder; each mutant is built once.
+  const workers = Math.max(1, Math.min(jobs ?? availableParallelism(), run.queue.length));
+  const results = await Promise.allSettled(
+    Array.from({ length: workers }, (_, n) => generatedWorker(run, testFiles, n)),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return run.ran;
+}
+
+/** Worker `n`: makes its own worktree and build folder, then judges mutants from the queue until it is empty. */
+async function generatedWorker(run: GeneratedRun, testFiles: readonly string[], n: number): Promise<void> {
+  const { ctx, setup } = run;
+  const main = ctx.layout.mutants;
+  const root = path.join(main.root, `worker-${n}`);
+  const tree =
+    n === 0 ? main : { root, source: path.join(root, 'mlx'), build: (key: string) => path.join(root, `build-${key}`) };
+  await prepareWorktree(ctx, run.git, tree, run.head, { fresh: true });
+  const spec = treeSpec(ctx, tree.source, tree.build(setup.key), setup, 'mutants');
+  await configureIfNeeded(spec, ctx.log);
+  const runnerFor = runnersOf(ctx, spec, testFiles);
+  if (ctx.platform !== 'darwin' && run.useTwin) await verifyTwinPossible(ctx, spec);
+  const passing = new Map<Runner, Passing>();
+  for (let m = run.queue.shift(); m !== undefined; m = run.queue.shift()) {
+    const runners = run.metalSources.has(m.file)
+      ? [runnerFor(TWIN_JUDGE)]
+      : [runnerFor(SUITE_JUDGE), ...(run.useTwin ? [runnerFor(TWIN_JUDGE)] : [])];
+    const outcome = await judgeGeneratedMutant(run, m, path.join(tree.source, m.file), runners, passing);
+    if (outcome !== null) await saveOutcome(run, m, outcome);
+  }
+}
+
+/**
+ * Writes the mutant to `target` and judges it with each runner in turn until
+ * one does not see it survive; the file is put back afterwards. Null when
+ * there is no runner.
+ */
+async function judgeGeneratedMutant(
+  run: GeneratedRun,
+  m: GeneratedMutant,
+  target: string,
+  runners: readonly Runner[],
+  passing: Map<Runner, Passing>,
+): Promise<GeneratedOutcome | null> {
+  const { ctx } = run;
+  const original = run.contents.get(m.file) ?? m.text;
+  const start = Date.now();
+  ctx.log.info(`mutant ${m.id}: ${m.description}`);
+  let outcome: GeneratedOutcome | null = null;
+  try {
+    for (const runner of runners) {
+      // The unmutated build and run of this runner come first.
+      await writeFile(target, original);
+      const seen = await generatedPassing(ctx, runner, passing);
+      await writeFile(target, m.text);
+      const judged = await judge(ctx, { name: m.id, file: m.file, why: m.description }, runner, seen);
+      outcome = { id: m.id, result: judged.result, by: judged.by, runner: runner.kind, seconds: 0 };
+      if (judged.result !== 'survived') break;
+    }
+  } finally {
+    await writeFile(target, original);
+  }
+  if (outcome === null) return null;
+  outcome.seconds = (Date.now() - start) / 1000;
+  return outcome;
+}
+
+/**
+ * The runner's cases that pass without a mutant, for the generated mutants:
+ * built and run once per worker (kept in `passing`); a case that fails stops the check.
+ */
+async function generatedPassing(ctx: Context, runner: Runner, passing: Map<Runner, Passing>): Promise<Passing> {
+  const known = passing.get(runner);
+  if (known) return known;
+  await build(ctx, runner);
+  const start = Date.now();
+  const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
+  const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
+  if (failing.length)
+    throw new UserError(
+      'TESTS_FAILED',
+      `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
+      {
+        hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
+      },
+    );
+  const result = {
+    names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
+    seconds: (Date.now() - start) / 1000,
+  };
+  passing.set(runner, result);
+  return result;
+}
+
+/** Keeps the mutant's outcome and saves all outcomes to the results file. */
+async function saveOutcome(run: GeneratedRun, m: GeneratedMutant, outcome: GeneratedOutcome): Promise<void> {
+  run.outcomes.set(m.id, outcome);
+  run.saved[run.keyOf(m)] = outcome;
+  run.ran++;
+  // Saved after each mutant, one write at a time: an interrupted run keeps what it judged.
+  const text = JSON.stringify(run.saved);
+  run.saving = run.saving.then(() => writeFile(run.resultsFile, text));
+  await run.saving;
 }
 
 function generatedReport(

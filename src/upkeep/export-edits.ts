@@ -86,107 +86,155 @@ export async function exportEdits(ctx: Context, options: ExportOptions): Promise
     await ctx.reloadProject();
     const bump = await readBumpState(ctx);
     if (bump) return exportDuringBump(ctx, bump, options);
-    const git = await ctx.checkout();
-    const pinned = ctx.config.upstream.commit;
-    if (git === null)
-      throw new UserError('NOT_APPLIED', `No MLX checkout in ${ctx.layout.checkout}: nothing to export.`, {
-        hint: 'Run `mlx-storage-pr apply`, edit the files in the checkout, then export.',
-      });
-    await verifyNoUnmerged(git);
-    const { inputs, plan } = await ctx.project();
-    const series = await findSeriesCommit(git, pinned);
-    if (series === null)
-      throw new UserError(
-        'NOT_APPLIED',
-        `HEAD of ${git.dir} does not descend from a series commit that apply made on the pinned commit ${pinned.slice(0, 12)}.`,
-        {
-          hint: 'Export takes edits made on top of an applied series. Run `mlx-storage-pr status`; `mlx-storage-pr apply` (with --force to save your edits first) puts the series in place.',
-        },
-      );
-    if (series.inputHash !== plan.inputHash)
-      throw new UserError(
-        'NOT_APPLIED',
-        `templates/, patches/ or the config changed since the checkout's series commit ${series.commit.slice(0, 12)} was applied; exporting now would undo those changes.`,
-        {
-          hint: `Run \`mlx-storage-pr apply --force\` (it saves your checkout edits in a stash and prints how to restore them), restore the edits, then export; or undo the changes in the project (\`git diff\` there shows them).`,
-          details: { series: series.commit },
-        },
-      );
+    return exportFromCheckout(ctx, options);
+  });
+}
 
-    const baseContents = await contentsAt(git, pinned, patchedPaths(plan));
-    const steps = planSteps(plan, inputs, baseContents);
-    const { edited, others } = await readEdits(git, plan, pinned, series.commit);
-    const result = await planSeriesRewrite({
-      git,
-      base: pinned,
-      inputs,
-      plan,
-      baseContents,
-      chain: chainOf(steps, baseContents),
-      reference: steps,
+/** `export` with no bump in progress: the edits in the checkout, against the pinned commit. */
+async function exportFromCheckout(ctx: Context, options: ExportOptions): Promise<ExportData> {
+  const git = await ctx.checkout();
+  const pinned = ctx.config.upstream.commit;
+  if (git === null)
+    throw new UserError('NOT_APPLIED', `No MLX checkout in ${ctx.layout.checkout}: nothing to export.`, {
+      hint: 'Run `mlx-storage-pr apply`, edit the files in the checkout, then export.',
+    });
+  await verifyNoUnmerged(git);
+  const { inputs, plan } = await ctx.project();
+  const series = await requireSeriesCommit(git, pinned, plan.inputHash);
+
+  const baseContents = await contentsAt(git, pinned, patchedPaths(plan));
+  const steps = planSteps(plan, inputs, baseContents);
+  const { edited, others } = await readEdits(git, plan, pinned, series.commit);
+  const result = await planSeriesRewrite({
+    git,
+    base: pinned,
+    inputs,
+    plan,
+    baseContents,
+    chain: chainOf(steps, baseContents),
+    reference: steps,
+    edited,
+    others,
+    includeNew: options.includeNew ?? false,
+    regenerateAll: false,
+  });
+  const target = await treeWithTexts(
+    git,
+    series.commit,
+    exportedTexts(
+      result.exported.map((e) => e.path),
       edited,
       others,
-      includeNew: options.includeNew ?? false,
-      regenerateAll: false,
-    });
-    const target = await treeWithTexts(
-      git,
-      series.commit,
-      exportedTexts(
-        result.exported.map((e) => e.path),
-        edited,
-        others,
-      ),
-    );
-    const tree = await verifyBuildsTree(git, result.plan, target);
-    const base = { command: 'export' as const, source: git.dir, base: pinned, bump: false, ...summary(result) };
-    if (options.dryRun) return { ...base, status: 'would-export', head: null };
-    if (result.writes.length === 0) return { ...base, status: 'nothing-to-export', head: null };
-    const head = await git.head();
+    ),
+  );
+  const tree = await verifyBuildsTree(git, result.plan, target);
+  const base = { command: 'export' as const, source: git.dir, base: pinned, bump: false, ...summary(result) };
+  if (options.dryRun) return { ...base, status: 'would-export', head: null };
+  if (result.writes.length === 0) return { ...base, status: 'nothing-to-export', head: null };
+  const head = await git.head();
 
-    const commit = await git.commitTree(tree, pinned, appliedCommitMessage(result.plan));
-    // Writing the project files and moving the checkout finish together once begun: Ctrl-C waits.
-    const branchRef = `refs/heads/${ctx.config.branch}`;
-    const before = { tip: await git.resolveRef(branchRef), on: await git.currentBranch() };
-    const savedHead = await uninterruptible(async () => {
-      await writeProjectFiles(ctx.projectRoot, result.writes);
-      try {
-        // The files are already what the new commit holds: only the branch, HEAD and the index move.
-        let saved: ExportData['savedHead'];
-        if (head !== null && head !== series.commit) {
-          const ref = backupRef('export', new Date());
-          await git.updateRef(ref, head);
-          saved = { commit: head, ref };
-        }
-        await git.updateRef(branchRef, commit);
-        await git.raw(['symbolic-ref', 'HEAD', branchRef]);
-        await git.readTree(commit);
-        await markExported(git, commit);
-        // Only refreshes the index's cached file stats; where that fails, git recomputes them on the next status.
-        await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
-        return saved;
-      } catch (error) {
-        // The checkout could not move (its disk is full, say): the project and the branch go back as they were,
-        // so that they still agree and the same export can run again.
-        const back = result.writes.map((w) => ({ file: w.file, before: w.after, after: w.before }));
-        await writeProjectFiles(ctx.projectRoot, back).catch(() => undefined);
-        if (before.tip === null) await git.raw(['update-ref', '-d', branchRef]).catch(() => undefined);
-        else await git.updateRef(branchRef, before.tip).catch(() => undefined);
-        if (before.on === null && head !== null)
-          await git.raw(['update-ref', '--no-deref', 'HEAD', head]).catch(() => undefined);
-        else if (before.on !== null)
-          await git.raw(['symbolic-ref', 'HEAD', `refs/heads/${before.on}`]).catch(() => undefined);
-        throw error;
+  const commit = await git.commitTree(tree, pinned, appliedCommitMessage(result.plan));
+  const savedHead = await writeAndMoveCheckout(ctx, git, result.writes, { commit, head, series: series.commit });
+  await ctx.reloadProject();
+  return {
+    ...base,
+    status: 'exported',
+    head: commit,
+    ...(savedHead ? { savedHead } : {}),
+  };
+}
+
+/**
+ * The series commit the checkout's edits sit on: it must be one that apply
+ * made on `pinned` from the project as it is now (`inputHash`).
+ */
+async function requireSeriesCommit(
+  git: Git,
+  pinned: string,
+  inputHash: string,
+): Promise<{ commit: string; inputHash: string }> {
+  const series = await findSeriesCommit(git, pinned);
+  if (series === null)
+    throw new UserError(
+      'NOT_APPLIED',
+      `HEAD of ${git.dir} does not descend from a series commit that apply made on the pinned commit ${pinned.slice(0, 12)}.`,
+      {
+        hint: 'Export takes edits made on top of an applied series. Run `mlx-storage-pr status`; `mlx-storage-pr apply` (with --force to save your edits first) puts the series in place.',
+      },
+    );
+  if (series.inputHash !== inputHash)
+    throw new UserError(
+      'NOT_APPLIED',
+      `templates/, patches/ or the config changed since the checkout's series commit ${series.commit.slice(0, 12)} was applied; exporting now would undo those changes.`,
+      {
+        hint: `Run \`mlx-storage-pr apply --force\` (it saves your checkout edits in a stash and prints how to restore them), restore the edits, then export; or undo the changes in the project (\`git diff\` there shows them).`,
+        details: { series: series.commit },
+      },
+    );
+  return series;
+}
+
+/**
+ * Writes the project files and moves the checkout's branch onto the new
+ * series commit, keeping a HEAD with commits of its own under a backup ref.
+ * Returns that backup, if any. A move that fails puts the project and the
+ * branch back as they were.
+ */
+async function writeAndMoveCheckout(
+  ctx: Context,
+  git: Git,
+  writes: RewritePlan['writes'],
+  at: { commit: string; head: string | null; series: string },
+): Promise<ExportData['savedHead']> {
+  const { commit, head } = at;
+  // Writing the project files and moving the checkout finish together once begun: Ctrl-C waits.
+  const branchRef = `refs/heads/${ctx.config.branch}`;
+  const before = { tip: await git.resolveRef(branchRef), on: await git.currentBranch() };
+  return uninterruptible(async () => {
+    await writeProjectFiles(ctx.projectRoot, writes);
+    try {
+      // The files are already what the new commit holds: only the branch, HEAD and the index move.
+      let saved: ExportData['savedHead'];
+      if (head !== null && head !== at.series) {
+        const ref = backupRef('export', new Date());
+        await git.updateRef(ref, head);
+        saved = { commit: head, ref };
       }
-    });
-    await ctx.reloadProject();
-    return {
-      ...base,
-      status: 'exported',
-      head: commit,
-      ...(savedHead ? { savedHead } : {}),
-    };
+      await git.updateRef(branchRef, commit);
+      await git.raw(['symbolic-ref', 'HEAD', branchRef]);
+      await git.readTree(commit);
+      await markExported(git, commit);
+      // Only refreshes the index's cached file stats; where that fails, git recomputes them on the next status.
+      await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
+      return saved;
+    } catch (error) {
+      await undoMove(ctx, git, writes, { branchRef, before, head });
+      throw error;
+    }
   });
+}
+
+/**
+ * Puts the project files, the branch and HEAD back as they were before an
+ * export whose checkout could not move. Each step is done as well as it can be.
+ */
+async function undoMove(
+  ctx: Context,
+  git: Git,
+  writes: RewritePlan['writes'],
+  was: { branchRef: string; before: { tip: string | null; on: string | null }; head: string | null },
+): Promise<void> {
+  const { branchRef, before, head } = was;
+  // The checkout could not move (its disk is full, say): the project and the branch go back as they were,
+  // so that they still agree and the same export can run again.
+  const back = writes.map((w) => ({ file: w.file, before: w.after, after: w.before }));
+  await writeProjectFiles(ctx.projectRoot, back).catch(() => undefined);
+  if (before.tip === null) await git.raw(['update-ref', '-d', branchRef]).catch(() => undefined);
+  else await git.updateRef(branchRef, before.tip).catch(() => undefined);
+  if (before.on === null && head !== null)
+    await git.raw(['update-ref', '--no-deref', 'HEAD', head]).catch(() => undefined);
+  else if (before.on !== null)
+    await git.raw(['symbolic-ref', 'HEAD', `refs/heads/${before.on}`]).catch(() => undefined);
 }
 
 /**

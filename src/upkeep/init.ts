@@ -259,67 +259,11 @@ export async function initProject(options: InitOptions): Promise<InitData> {
       log,
       options.env,
     );
-    if (!(await scratch.isAncestor(pin, from)))
-      throw new UserError(
-        'INIT_NOT_DESCENDANT',
-        `${options.from} (${from.slice(0, 12)}) does not descend from the pin ${pin.slice(0, 12)}: a series is the commits from the pin to ${options.from}.`,
-        {
-          hint: `Rebase the branch onto the pin (\`git rebase ${pin.slice(0, 12)}\`), or name its base with --pin <commit>.`,
-          details: { from, pin },
-        },
-      );
-
+    await verifyDescends(scratch, { pin, from, fromName: options.from });
     const range = await scratch.rangeCommits(pin, from);
-    const subject = async (commit: string) =>
-      `${commit.slice(0, 12)} ("${(await scratch.commitContent(commit)).message.split('\n')[0] ?? ''}")`;
-    const perCommit: CommitChange[][] = [];
-    for (const { commit, parents } of range) {
-      if (parents.length > 1)
-        throw new UserError('INIT_UNSUPPORTED_CHANGE', `Commit ${await subject(commit)} is a merge.`, {
-          hint: `A series is a straight line of commits: rebase ${options.from} onto the pin (\`git rebase ${pin.slice(0, 12)}\`) and run init again.`,
-          details: { commit },
-        });
-      const changes = await scratch.commitChanges(parents[0] ?? pin, commit);
-      for (const change of changes) {
-        const why = unsupportedChange(change);
-        if (why !== null)
-          throw new UserError(
-            'INIT_UNSUPPORTED_CHANGE',
-            `Commit ${await subject(commit)} changes ${change.path}, ${why}.`,
-            {
-              hint: `Leave ${change.path} out of the branch (rewrite the commit with \`git rebase -i ${pin.slice(0, 12)}\`) and run init again.`,
-              details: { commit, path: change.path },
-            },
-          );
-      }
-      perCommit.push(changes);
-    }
-
-    const version = mlxVersion(await scratch.fileAt(pin, 'mlx/version.h'), await scratch.fileAt(pin, 'CMakeLists.txt'));
-    if (version === null)
-      throw new UserError(
-        'VERSION_NOT_FOUND',
-        `MLX ${pin.slice(0, 12)} has no version in mlx/version.h or CMakeLists.txt.`,
-        {
-          hint: 'Name a commit of MLX itself with --pin (a release tag such as v0.30.0, or a commit of its main branch).',
-          details: { pin },
-        },
-      );
-
-    const files = orderByFirstChange(await scratch.renamedChanges(pin, from), perCommit);
-    const patches: Array<InitPatch & { text: string }> = [];
-    for (const [index, change] of files.entries()) {
-      const renamed = change.from !== change.path;
-      const text = await scratch.diffPatch(pin, from, renamed ? [change.from, change.path] : [change.path], {
-        renames: renamed,
-      });
-      patches.push({
-        name: patchName(index, change.path),
-        file: change.path,
-        ...(renamed ? { renamedFrom: change.from } : {}),
-        text,
-      });
-    }
+    const perCommit = await seriesChanges(scratch, range, { pin, fromName: options.from });
+    const version = await pinVersion(scratch, pin);
+    const patches = await seriesPatches(scratch, pin, from, perCommit);
 
     const config = initialConfig({
       schema: schemaReference(target, PACKAGE_ROOT),
@@ -336,14 +280,7 @@ export async function initProject(options: InitOptions): Promise<InitData> {
     // mkdtemp makes the folder for its owner only; a project folder is an ordinary one.
     await chmod(stage, 0o755);
 
-    // The series must give `from`'s tree exactly; anything else is a bug here, not the user's.
-    const inputs = loadPlanInputs(stage, loadConfig(stage));
-    const built = await buildTree(scratch, buildPlan(inputs));
-    const tree = await scratch.treeOf(from);
-    if (built.tree !== tree)
-      throw new Error(
-        `init: the series applied to ${pin} gives tree ${built.tree ?? `none (${JSON.stringify(built.conflicts)})`}, not ${tree} of ${from}`,
-      );
+    const tree = await verifyGivesTree(scratch, stage, pin, from);
 
     await mkdir(path.dirname(target), { recursive: true });
     // rename() replaces an empty folder, and only an empty one.
@@ -366,6 +303,109 @@ export async function initProject(options: InitOptions): Promise<InitData> {
     if (stage !== null) await rm(stage, { recursive: true, force: true });
     await rm(scratchDir, { recursive: true, force: true });
   }
+}
+
+/** Refuses a `from` that does not descend from the pin: a series is the commits from the pin to it. */
+async function verifyDescends(scratch: Git, c: { pin: string; from: string; fromName: string }): Promise<void> {
+  const { pin, from, fromName } = c;
+  if (!(await scratch.isAncestor(pin, from)))
+    throw new UserError(
+      'INIT_NOT_DESCENDANT',
+      `${fromName} (${from.slice(0, 12)}) does not descend from the pin ${pin.slice(0, 12)}: a series is the commits from the pin to ${fromName}.`,
+      {
+        hint: `Rebase the branch onto the pin (\`git rebase ${pin.slice(0, 12)}\`), or name its base with --pin <commit>.`,
+        details: { from, pin },
+      },
+    );
+}
+
+/** The changes of each commit of the range, in order; a merge or a change a patch cannot hold is refused. */
+async function seriesChanges(
+  scratch: Git,
+  range: ReadonlyArray<{ commit: string; parents: string[] }>,
+  c: { pin: string; fromName: string },
+): Promise<CommitChange[][]> {
+  const { pin, fromName } = c;
+  const subject = async (commit: string) =>
+    `${commit.slice(0, 12)} ("${(await scratch.commitContent(commit)).message.split('\n')[0] ?? ''}")`;
+  const perCommit: CommitChange[][] = [];
+  for (const { commit, parents } of range) {
+    if (parents.length > 1)
+      throw new UserError('INIT_UNSUPPORTED_CHANGE', `Commit ${await subject(commit)} is a merge.`, {
+        hint: `A series is a straight line of commits: rebase ${fromName} onto the pin (\`git rebase ${pin.slice(0, 12)}\`) and run init again.`,
+        details: { commit },
+      });
+    const changes = await scratch.commitChanges(parents[0] ?? pin, commit);
+    for (const change of changes) {
+      const why = unsupportedChange(change);
+      if (why !== null)
+        throw new UserError(
+          'INIT_UNSUPPORTED_CHANGE',
+          `Commit ${await subject(commit)} changes ${change.path}, ${why}.`,
+          {
+            hint: `Leave ${change.path} out of the branch (rewrite the commit with \`git rebase -i ${pin.slice(0, 12)}\`) and run init again.`,
+            details: { commit, path: change.path },
+          },
+        );
+    }
+    perCommit.push(changes);
+  }
+  return perCommit;
+}
+
+/** The MLX version of the pin, from mlx/version.h or CMakeLists.txt; a pin without one is refused. */
+async function pinVersion(scratch: Git, pin: string): Promise<string> {
+  const version = mlxVersion(await scratch.fileAt(pin, 'mlx/version.h'), await scratch.fileAt(pin, 'CMakeLists.txt'));
+  if (version === null)
+    throw new UserError(
+      'VERSION_NOT_FOUND',
+      `MLX ${pin.slice(0, 12)} has no version in mlx/version.h or CMakeLists.txt.`,
+      {
+        hint: 'Name a commit of MLX itself with --pin (a release tag such as v0.30.0, or a commit of its main branch).',
+        details: { pin },
+      },
+    );
+  return version;
+}
+
+/** One patch per file the series changes, from the pin to `from`, in the order the commits first change the files. */
+async function seriesPatches(
+  scratch: Git,
+  pin: string,
+  from: string,
+  perCommit: ReadonlyArray<readonly CommitChange[]>,
+): Promise<Array<InitPatch & { text: string }>> {
+  const files = orderByFirstChange(await scratch.renamedChanges(pin, from), perCommit);
+  const patches: Array<InitPatch & { text: string }> = [];
+  for (const [index, change] of files.entries()) {
+    const renamed = change.from !== change.path;
+    const text = await scratch.diffPatch(pin, from, renamed ? [change.from, change.path] : [change.path], {
+      renames: renamed,
+    });
+    patches.push({
+      name: patchName(index, change.path),
+      file: change.path,
+      ...(renamed ? { renamedFrom: change.from } : {}),
+      text,
+    });
+  }
+  return patches;
+}
+
+/**
+ * Applies the series of the project written in `stage` to the pin and returns
+ * `from`'s tree, which it must give exactly.
+ */
+async function verifyGivesTree(scratch: Git, stage: string, pin: string, from: string): Promise<string> {
+  // The series must give `from`'s tree exactly; anything else is a bug here, not the user's.
+  const inputs = loadPlanInputs(stage, loadConfig(stage));
+  const built = await buildTree(scratch, buildPlan(inputs));
+  const tree = await scratch.treeOf(from);
+  if (built.tree !== tree)
+    throw new Error(
+      `init: the series applied to ${pin} gives tree ${built.tree ?? `none (${JSON.stringify(built.conflicts)})`}, not ${tree} of ${from}`,
+    );
+  return tree;
 }
 
 const SERIES_HEADER = '# One patch per changed file, in the order the commits first change the files.\n';

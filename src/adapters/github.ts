@@ -340,6 +340,11 @@ export function gitHubClient(options: {
   });
   if (options.retry !== undefined)
     retryRequests(octokit, { retries: DEFAULT_RETRIES, delayMs: backoff, ...options.retry });
+  return { rateLimit: trackRateLimit(octokit), ...ciReaders(octokit), ...pullRequests(octokit) };
+}
+
+/** Reads GitHub's rate limit headers of every answer; the getter gives the last one seen. */
+function trackRateLimit(octokit: Octokit): () => RateLimit | null {
   let limit: RateLimit | null = null;
   octokit.hook.after('request', (response) => {
     const h = response.headers as Headers;
@@ -349,8 +354,14 @@ export function gitHubClient(options: {
     if ([max, remaining, reset].every((n) => Number.isFinite(n)))
       limit = { limit: max as number, remaining: remaining as number, reset: new Date((reset as number) * 1000) };
   });
+  return () => limit;
+}
+
+/** What `pr --ci` reads of a commit: its check runs, commit statuses and workflow runs, and whether Actions runs. */
+function ciReaders(
+  octokit: Octokit,
+): Pick<GitHubClient, 'checkRuns' | 'commitStatuses' | 'workflowRuns' | 'actionsEnabled'> {
   return {
-    rateLimit: () => limit,
     checkRuns: (repo, ref) =>
       call(`GET /repos/${repo.owner}/${repo.repo}/commits/${ref}/check-runs`, async (signal) => {
         const runs = await allPages(
@@ -385,6 +396,17 @@ export function gitHubClient(options: {
         return runs.map(workflowRunOf);
       }),
     actionsEnabled: (repo) => actionsEnabled(octokit, repo),
+  };
+}
+
+/** The pull request calls of `pr --open`. */
+function pullRequests(
+  octokit: Octokit,
+): Pick<
+  GitHubClient,
+  'defaultBranch' | 'openPullRequest' | 'openPullRequestsBy' | 'createPullRequest' | 'updatePullRequest'
+> {
+  return {
     defaultBranch: (repo) =>
       call(`GET /repos/${repo.owner}/${repo.repo}`, async (signal) => {
         const { data, status } = await octokit.rest.repos.get({ ...repo, request: { signal } });

@@ -31,7 +31,7 @@ export function parseEquivalents(text: string, file: string): Equivalent[] {
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new UserError('CONFIG_INVALID', `${file} is invalid:\n  ${problems.join('\n  ')}`, {
-      hint: 'Each entry needs id, mutated and a reason of at least 10 characters (README: "Mutants").',
+      hint: 'Each entry needs id, mutated and a reason of at least 10 characters (docs/metal.md, "Generated mutants").',
     });
   }
   const seen = new Set<string>();

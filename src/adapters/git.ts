@@ -709,6 +709,23 @@ export class Git {
     await this.raw([...args, '--end-of-options', ...operands(source, ...commits)], { echo: true });
   }
 
+  /**
+   * Merges two commits without a worktree or index (`git merge-tree
+   * --write-tree`): the merged tree, or the paths that conflict. Git finds
+   * their merge base itself, so this repository needs the history back to it.
+   */
+  async mergeTrees(ours: string, theirs: string): Promise<{ tree: string } | { conflicts: string[] }> {
+    const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', '--end-of-options'];
+    try {
+      return { tree: (await this.raw([...args, ...operands(ours, theirs)])).trim() };
+    } catch (error) {
+      // Exit 1: the merge has conflicts; the tree's id, then one conflicted path a line.
+      if (!(error instanceof ProcessError) || error.exitCode !== 1) throw error;
+      const [, ...paths] = error.output.split('\n').filter(Boolean);
+      return { conflicts: [...new Set(paths)] };
+    }
+  }
+
   /** True when `ancestor` is `commit` or one of its ancestors. */
   async isAncestor(ancestor: string, commit: string): Promise<boolean> {
     try {

@@ -904,6 +904,42 @@ describe('drift.yml', () => {
     expect(result.fails).toBe(false);
   });
 
+  /** The open-prs step with the tool standing in: it prints `report` and exits `code`. */
+  async function runOpenPrs(code: number, report: string) {
+    const step = drift.steps.find((s) => s.id === 'open-prs') as Step;
+    const calls = path.join(tempDir('msp-calls-'), 'calls');
+    writeFileSync(calls, '');
+    const prelude = `node() { printf '%s\\n' "node $*" >> "$CALLS"; printf '%s\\n' "$REPORT"; return "$CODE"; }`;
+    const result = await runStep(step.run as string, {
+      prelude,
+      cwd: tempDir('msp-open-prs-run-'),
+      env: { CALLS: calls, REPORT: report, CODE: String(code) },
+    });
+    return { ...result, step, calls: readFileSync(calls, 'utf8').trim().split('\n') };
+  }
+
+  const TABLE = '## Open pull requests upstream that change the files of the series\n\n| pull request | result |';
+
+  it('check --open-prs runs after the verdict, also when the run failed, and its table goes to the summary; a conflict (4) or a pull request not checked (5) is a ::warning::, the step passes', async () => {
+    const clean = await runOpenPrs(0, TABLE);
+    expect(drift.steps.indexOf(clean.step)).toBe(drift.steps.indexOf(check) + 2);
+    expect(clean.step.if).toBe('${{ !cancelled() }}');
+    expect(clean.calls).toEqual(['node bin/mlx-storage-pr.js check --open-prs --limit 40 --budget 8 --markdown']);
+    expect([clean.code, clean.summary.includes(TABLE)]).toEqual([0, true]);
+    expect(clean.stdout).not.toMatch(/^::(warning|error)/m);
+    for (const code of [4, 5]) {
+      const found = await runOpenPrs(code, TABLE);
+      expect(found.code).toBe(0);
+      expect(found.stdout).toMatch(/^::warning title=Open pull requests::/m);
+      expect(found.stdout).not.toMatch(/^::error/m);
+      expect(found.summary).toContain(TABLE);
+    }
+    const broken = await runOpenPrs(2, 'usage');
+    expect(broken.code).toBe(0);
+    expect(broken.summary).toContain('could not run (exit 2)');
+    expect(broken.stdout).toMatch(/^::warning title=Open pull requests check could not run::/m);
+  });
+
   const issueJob = () => Object.entries(wf.jobs).find(([, j]) => j.permissions?.['issues'] === 'write');
 
   it('#13 on drift, a separate job opens or updates an issue (failure mail of a schedule goes only to whoever last edited the cron line); only that job may write issues', () => {

@@ -40,8 +40,11 @@ export interface PullRequestCheck {
   url: string | null;
   /** The files it changes that the series changes too. */
   files: string[];
-  /** What was checked: its merge ref, or its head merged with the pinned commit; null when nothing could be. */
-  checked: { ref: string; commit: string; how: 'merge-ref' | 'head-merged-with-pin' } | null;
+  /**
+   * What was checked: its merge ref, or its head merged with the pinned commit (`unmerged`: files outside
+   * the series that did not merge, left with conflict markers); null when nothing could be.
+   */
+  checked: { ref: string; commit: string; how: 'merge-ref' | 'head-merged-with-pin'; unmerged: string[] } | null;
   status: PullRequestStatus;
   /** Why it could not be checked (null otherwise). */
   reason: string | null;
@@ -128,7 +131,7 @@ function steps(c: PullRequestCheck): StepOutcome[] {
 function howText(checked: NonNullable<PullRequestCheck['checked']>): string {
   return checked.how === 'merge-ref'
     ? `${checked.ref} (${short(checked.commit)})`
-    : `${checked.ref} merged with the pinned commit (${short(checked.commit)})`;
+    : `${checked.ref} merged with the pinned commit (${short(checked.commit)}${checked.unmerged.length ? `; outside the series, ${checked.unmerged.join(', ')} did not merge` : ''})`;
 }
 
 function verdict(data: OpenPrsData): string {

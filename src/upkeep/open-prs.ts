@@ -70,7 +70,7 @@ export async function checkOpenPullRequests(ctx: Context, options: OpenPrsOption
         ? { reason: known }
         : outOfTime()
           ? { reason: budgetNote }
-          : await targetOf(ctx, repo, pinned, candidate.number, listed.refs.get(candidate.number));
+          : await targetOf(ctx, repo, pinned, candidate.number, listed.refs.get(candidate.number), seriesFiles);
       targets.push({ candidate, target });
     }
     const pullRequests = await mapLimit(
@@ -296,12 +296,13 @@ async function hasAll(repo: Git, commit: string, depth: number): Promise<boolean
 const firstLine = (error: ProcessError): string =>
   (error.stderr.split('\n').find((l) => l.trim() !== '') ?? error.message).trim();
 
-type Target = { ref: string; commit: string; how: 'merge-ref' | 'head-merged-with-pin' } | { reason: string };
+type Target = NonNullable<PullRequestCheck['checked']> | { reason: string };
 
 /**
- * What to check for one pull request: its merge ref; else its head merged
- * with the pinned commit (`git merge-tree`, after fetching the history of
- * both back a year before the pin); else why neither can be.
+ * What to check for one pull request: its merge ref, when GitHub made it
+ * after the pinned commit; else its head merged with the pinned commit (`git
+ * merge-tree`, after fetching the history of both back a year before the
+ * pin); else why neither can be.
  */
 async function targetOf(
   ctx: Context,
@@ -309,33 +310,29 @@ async function targetOf(
   pinned: string,
   number: number,
   refs: PullRefs | undefined,
+  seriesFiles: readonly string[],
 ): Promise<Target> {
   if (refs?.merge) {
     const ref = `refs/pull/${number}/merge`;
-    const failed = await fetchEach(ctx, repo, [refs.merge], 1);
-    const reason = failed.get(refs.merge);
-    return reason === undefined ? { ref, commit: refs.merge, how: 'merge-ref' } : { reason };
+    const reason = (await fetchEach(ctx, repo, [refs.merge], 2)).get(refs.merge);
+    if (reason !== undefined) return { reason };
+    // GitHub stops refreshing the merge ref of a pull request nobody touches. One made before the pin merges
+    // it into an older default branch, whose differences from the pin would pass for the pull request's.
+    if ((await repo.commitTime(`${refs.merge}^1`)) >= (await repo.commitTime(pinned)))
+      return { ref, commit: refs.merge, how: 'merge-ref', unmerged: [] };
+    const head = refs.head ?? (await repo.resolveCommit(`${refs.merge}^2`));
+    if (head === null) return { reason: `${ref} predates the pinned commit and is no merge of a head` };
+    ctx.log.info(`${ref} predates the pinned commit: checking refs/pull/${number}/head merged with it instead`);
+    return mergeHead(ctx, repo, pinned, { number, head, seriesFiles }, 'its merge ref predates the pinned commit');
   }
-  if (refs?.head) {
-    const ref = `refs/pull/${number}/head`;
-    const head = refs.head;
-    try {
-      const since = (await repo.commitTime(pinned)) - HISTORY_BEFORE_PIN_S;
-      await repo.fetchSince(ctx.source.location, [pinned, head], since, { local: ctx.source.kind === 'path' });
-      await repo.updateRef(`${KEEP_PREFIX}${head}`, head);
-      const merged = await repo.mergeTrees(pinned, head);
-      if ('conflicts' in merged)
-        return {
-          reason: `${ref} does not merge with the pinned commit (conflicts in ${merged.conflicts.join(', ')}) and the source has no refs/pull/${number}/merge`,
-        };
-      const commit = await repo.commitTree(merged.tree, pinned, `${ref} (${head}) merged with ${pinned}`);
-      await repo.updateRef(`${KEEP_PREFIX}${commit}`, commit);
-      return { ref, commit, how: 'head-merged-with-pin' };
-    } catch (error) {
-      if (!(error instanceof ProcessError)) throw error;
-      return { reason: `could not merge ${ref} (${head.slice(0, 12)}) with the pinned commit: ${firstLine(error)}` };
-    }
-  }
+  if (refs?.head)
+    return mergeHead(
+      ctx,
+      repo,
+      pinned,
+      { number, head: refs.head, seriesFiles },
+      `the source has no refs/pull/${number}/merge`,
+    );
   return {
     reason: `the source ${ctx.source.display} has neither refs/pull/${number}/merge nor refs/pull/${number}/head`,
   };
@@ -344,4 +341,38 @@ async function targetOf(
 /** The files the series changes: what templates make and patches change. */
 function seriesFilesOf(plan: ApplyPlan): string[] {
   return [...new Set(plannedPaths(plan))].sort();
+}
+
+/**
+ * The pull request's head merged with the pinned commit, kept as a commit on
+ * the pin; `why` says why not its merge ref. Files outside the series that do
+ * not merge are left with conflict markers and named: the series' check does
+ * not read them. A file of the series that does not merge cannot be checked.
+ */
+async function mergeHead(
+  ctx: Context,
+  repo: Git,
+  pinned: string,
+  pull: { number: number; head: string; seriesFiles: readonly string[] },
+  why: string,
+): Promise<Target> {
+  const { number, head } = pull;
+  const ref = `refs/pull/${number}/head`;
+  try {
+    const since = (await repo.commitTime(pinned)) - HISTORY_BEFORE_PIN_S;
+    await repo.fetchSince(ctx.source.location, [pinned, head], since, { local: ctx.source.kind === 'path' });
+    await repo.updateRef(`${KEEP_PREFIX}${head}`, head);
+    const merged = await repo.mergeTrees(pinned, head);
+    const inSeries = merged.conflicts.filter((f) => pull.seriesFiles.includes(f));
+    if (inSeries.length > 0)
+      return {
+        reason: `${ref} does not merge with the pinned commit in ${inSeries.join(', ')}, a file of the series, and ${why}`,
+      };
+    const commit = await repo.commitTree(merged.tree, pinned, `${ref} (${head}) merged with ${pinned}`);
+    await repo.updateRef(`${KEEP_PREFIX}${commit}`, commit);
+    return { ref, commit, how: 'head-merged-with-pin', unmerged: merged.conflicts };
+  } catch (error) {
+    if (!(error instanceof ProcessError)) throw error;
+    return { reason: `could not merge ${ref} (${head.slice(0, 12)}) with the pinned commit: ${firstLine(error)}` };
+  }
 }

@@ -61,6 +61,15 @@ function brokenRef(ref: string): void {
   writeFileSync(file, `${'1234567890'.repeat(4)}\n`);
 }
 
+/** A root commit with the pin's tree, dated 2020 (the fixture's commits are of 2025). */
+function olderRoot(): string {
+  const tree = git(upstream.dir, 'rev-parse', `${upstream.sha}^{tree}`).trim();
+  const file = path.join(tempDir('msp-old-commit-'), 'commit');
+  const who = 'Fixture <fixture@example.invalid> 1577836800 +0000';
+  writeFileSync(file, `tree ${tree}\nauthor ${who}\ncommitter ${who}\n\nan old default branch\n`);
+  return git(upstream.dir, 'hash-object', '-t', 'commit', '-w', file).trim();
+}
+
 type Check = {
   number: number;
   title: string | null;
@@ -167,6 +176,24 @@ describe("check --open-prs from the source's refs/pull/*/merge", () => {
     } finally {
       git(upstream.dir, 'update-ref', 'refs/pull/13/merge', saved[0]!.id);
       brokenRef('refs/pull/16/merge');
+    }
+  });
+
+  it('a merge ref older than the pin (GitHub stopped refreshing it): its head merged with the pin is checked instead', async () => {
+    const old = olderRoot();
+    const head = heads[11] as string;
+    const merge = git(upstream.dir, 'commit-tree', `${head}^{tree}`, '-p', old, '-p', head, '-m', 'stale merge').trim();
+    git(upstream.dir, 'update-ref', 'refs/pull/18/merge', merge);
+    try {
+      const result = await run(['--open-prs-from', 'source', '--limit', '1', '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      const [stale] = result.json.openPrs.pullRequests as Check[];
+      expect(summary([stale!])).toEqual([[18, 'clean', [DOCS], 'head-merged-with-pin', 'refs/pull/18/head']]);
+      expect(result.stderr).toContain(
+        'refs/pull/18/merge predates the pinned commit: checking refs/pull/18/head merged with it instead',
+      );
+    } finally {
+      git(upstream.dir, 'update-ref', '-d', 'refs/pull/18/merge');
     }
   });
 
@@ -283,6 +310,23 @@ describe("check --open-prs from GitHub's API (the local stand-in)", () => {
     const result = await run(['--open-prs-from', 'github', '--api-url', api.url, '--json'], { GH_TOKEN: TOKEN });
     expect([result.code, result.json.error.code]).toEqual([1, 'GITHUB_API_FAILED']);
   }, 30_000);
+
+  it('a head with no history in common with the pin cannot be merged with it: "could not check" (5)', async () => {
+    git(upstream.dir, 'update-ref', 'refs/pull/19/head', olderRoot());
+    api.pulls.length = 0;
+    pull(19, [DOCS]);
+    try {
+      const result = await viaApi();
+      expect(result.code, result.stderr).toBe(5);
+      const [unrelated] = result.json.openPrs.pullRequests as Check[];
+      expect(unrelated!.status).toBe('could-not-check');
+      expect(unrelated!.reason).toMatch(
+        /^could not merge refs\/pull\/19\/head \([0-9a-f]{12}\) with the pinned commit: .*unrelated histories/,
+      );
+    } finally {
+      git(upstream.dir, 'update-ref', '-d', 'refs/pull/19/head');
+    }
+  });
 
   it('an API URL that cannot be reached: the source, and the report says why', async () => {
     const closed = await startGitHubStandIn({ token: TOKEN, repository: 'ml-explore/mlx', defaultBranch: 'main' });

@@ -57,7 +57,7 @@ const check = (number: number, status: PullRequestCheck['status'], extra: Partia
     checked:
       status === 'could-not-check'
         ? null
-        : { ref: `refs/pull/${number}/merge`, commit: 'a'.repeat(40), how: 'merge-ref' as const },
+        : { ref: `refs/pull/${number}/merge`, commit: 'a'.repeat(40), how: 'merge-ref' as const, unmerged: [] },
     status,
     reason: status === 'could-not-check' ? 'could not fetch it' : null,
     report: null,

@@ -51,7 +51,7 @@ export const checkCommand = defineCommand({
             type: 'string',
             placeholder: '<minutes>',
             describe:
-              'With --open-prs: check no further pull request after this many minutes (default 15); those left are "could not check"',
+              'With --open-prs: check no further pull request after this many minutes (default 15; 0: list them only); those left are "could not check"',
           })
           .option('api-url', {
             type: 'string',
@@ -206,7 +206,7 @@ async function checkOpenPrs(options: CheckCommandOptions): Promise<CommandResult
       hint: 'Run check --open-prs and check --against <refs> one after the other.',
     });
   const limit = wholeNumber('--limit', options.limit, 30, 1);
-  const budget = wholeNumber('--budget', options.budget, 15, 1);
+  const budget = wholeNumber('--budget', options.budget, 15, 0);
   const ctx = await loadContext(options);
   const github =
     options.openPrsFrom === 'source'

@@ -26,7 +26,7 @@ export type GitHubAccess =
 export interface OpenPrsOptions {
   /** How many pull requests to look at, highest numbers first. */
   limit: number;
-  /** Past this time, in milliseconds from the start, no further pull request is fetched or checked. */
+  /** Past this time, in milliseconds from the start, no further pull request is fetched or checked (0: none is). */
   budgetMs: number;
   /** How many pull requests to check at once (default: the number of CPUs). */
   jobs?: number | undefined;
@@ -59,7 +59,7 @@ export async function checkOpenPullRequests(ctx: Context, options: OpenPrsOption
     await fetchMissing(ctx, repo, [{ ref: 'the pinned commit', want: pinned, pinned: true }]);
     await preparePin(repo, plan, pinned);
     const listed = await listPullRequests(ctx, repo, options, seriesFiles);
-    const outOfTime = () => Date.now() - started > options.budgetMs;
+    const outOfTime = () => Date.now() - started >= options.budgetMs;
     const budgetNote = `the time budget (--budget, ${Math.round(options.budgetMs / 60_000)} min) ran out before it`;
 
     // Fetches and merges one at a time (git locks a shallow repository's list of cut commits); the surveys run at once.

@@ -197,6 +197,20 @@ describe("check --open-prs from the source's refs/pull/*/merge", () => {
     }
   });
 
+  it('--budget 0 lists the pull requests that share a file and checks none: each is "could not check" (5)', async () => {
+    const result = await run(['--open-prs-from', 'source', '--budget', '0', '--json']);
+    expect(result.code, result.stderr).toBe(5);
+    const checks = result.json.openPrs.pullRequests as Check[];
+    expect(checks.map((c) => [c.number, c.status, c.checked])).toEqual([
+      [16, 'could-not-check', null],
+      [13, 'could-not-check', null],
+      [12, 'could-not-check', null],
+      [11, 'could-not-check', null],
+    ]);
+    expect(checks[1]!.reason).toBe('the time budget (--budget, 0 min) ran out before it');
+    expect(checks[1]!.files).toEqual([DOCS]);
+  });
+
   it('usage: --limit 0, --open-prs with --against, --limit without --open-prs', async () => {
     const zero = await run(['--limit', '0', '--json']);
     expect([zero.code, zero.json.error.code]).toEqual([2, 'USAGE']);

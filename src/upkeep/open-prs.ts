@@ -214,18 +214,21 @@ async function listFromSource(
     const commit = byNumber.get(number) as string;
     refs.set(number, { merge: commit, head: null });
     const reason = failed.get(commit);
-    if (reason !== undefined) {
-      // Its files are unknown, so it may share some: it is listed as not checked.
-      unreachable.set(number, reason);
-      candidates.push({ number, title: null, author: null, url: null, files: [...seriesFiles] });
-      continue;
-    }
-    const files = await repo.changedPaths(`${commit}^1`, commit);
-    candidates.push({ number, title: null, author: null, url: null, files });
+    // One that cannot be fetched may share a file (no one can say which): it is listed as not checked.
+    if (reason !== undefined) unreachable.set(number, reason);
+    else
+      candidates.push({
+        number,
+        title: null,
+        author: null,
+        url: null,
+        files: await repo.changedPaths(`${commit}^1`, commit),
+      });
   }
-  const sharing = sharingFiles(candidates, seriesFiles).map((c) =>
-    unreachable.has(c.number) ? { ...c, files: [] } : c,
-  );
+  const sharing = [
+    ...sharingFiles(candidates, seriesFiles),
+    ...[...unreachable.keys()].map((number) => ({ number, title: null, author: null, url: null, files: [] })),
+  ].sort((a, b) => b.number - a.number);
   return {
     listing: { kind: 'source-refs', source: ctx.source.display, why },
     listed: byNumber.size,

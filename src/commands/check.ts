@@ -44,12 +44,12 @@ export const checkCommand = defineCommand({
           })
           .option('limit', {
             type: 'string',
-            placeholder: '<n>',
+            placeholder: 'n',
             describe: 'With --open-prs: look at the <n> most recent pull requests (highest numbers; default 30)',
           })
           .option('budget', {
             type: 'string',
-            placeholder: '<minutes>',
+            placeholder: 'minutes',
             describe:
               'With --open-prs: check no further pull request after this many minutes (default 15; 0: list them only); those left are "could not check"',
           })

@@ -317,13 +317,13 @@ describe("check --open-prs from GitHub's API (the local stand-in)", () => {
     });
     expect(lasting.code).toBe(4);
     expect(summary(lasting.json.openPrs.pullRequests).map((r) => r[0])).toEqual([16, 13, 12, 11]);
-  }, 30_000);
+  });
 
   it('--open-prs-from github: an API that does not answer is GITHUB_API_FAILED (1), not a fallback', async () => {
     api.failures.push(503, 503, 503, 503);
     const result = await run(['--open-prs-from', 'github', '--api-url', api.url, '--json'], { GH_TOKEN: TOKEN });
     expect([result.code, result.json.error.code]).toEqual([1, 'GITHUB_API_FAILED']);
-  }, 30_000);
+  });
 
   it('a head with no history in common with the pin cannot be merged with it: "could not check" (5)', async () => {
     git(upstream.dir, 'update-ref', 'refs/pull/19/head', olderRoot());

@@ -524,7 +524,7 @@ describe('ci.yml', () => {
     expect(testedOn.sort()).toEqual((job('tool-tests').strategy?.matrix['node'] as number[]).slice().sort());
   });
 
-  it('#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy)', async () => {
+  it("#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy) and the pull requests' merge refs (the open-prs e2e test skips without them)", async () => {
     const upstream = makeUpstream();
     for (const n of [1, 2]) {
       writeFileSync(path.join(upstream.dir, `f${n}`), `${n}\n`);
@@ -532,6 +532,8 @@ describe('ci.yml', () => {
       git(upstream.dir, 'commit', '--quiet', '-m', `c${n}`);
     }
     const pin = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    git(upstream.dir, 'update-ref', 'refs/pull/7/merge', `${pin}~1`);
+    git(upstream.dir, 'update-ref', 'refs/pull/7/head', `${pin}~1`);
     const dir = tempDir('msp-mlx-fetch-');
     writeFileSync(
       path.join(dir, 'mlx-storage-pr.config.json'),
@@ -545,6 +547,9 @@ describe('ci.yml', () => {
       'false',
     );
     expect((await execa('git', ['--git-dir', repo, 'rev-list', '--count', pin])).stdout.trim()).toBe('3');
+    expect((await execa('git', ['--git-dir', repo, 'for-each-ref', '--format=%(refname)', 'refs/pull/'])).stdout).toBe(
+      'refs/pull/7/merge',
+    );
   });
 
   it('#6 the e2e step fails when an end-to-end test skipped (describe.skipIf passes silently otherwise); a skip outside test/e2e does not', async () => {

@@ -709,6 +709,24 @@ export class Git {
     await this.raw([...args, '--end-of-options', ...operands(source, ...commits)], { echo: true });
   }
 
+  /**
+   * Merges two commits without a worktree or index (`git merge-tree
+   * --write-tree`): the merged tree and the paths that conflict (in the tree
+   * with conflict markers). Git finds their merge base itself, so this
+   * repository needs the history back to it.
+   */
+  async mergeTrees(ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }> {
+    const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', '--end-of-options'];
+    try {
+      return { tree: (await this.raw([...args, ...operands(ours, theirs)])).trim(), conflicts: [] };
+    } catch (error) {
+      // Exit 1: the merge has conflicts; the tree's id, then one conflicted path a line.
+      if (!(error instanceof ProcessError) || error.exitCode !== 1) throw error;
+      const [tree = '', ...paths] = error.output.split('\n').filter(Boolean);
+      return { tree: tree.trim(), conflicts: [...new Set(paths)] };
+    }
+  }
+
   /** True when `ancestor` is `commit` or one of its ancestors. */
   async isAncestor(ancestor: string, commit: string): Promise<boolean> {
     try {

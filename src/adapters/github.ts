@@ -24,6 +24,17 @@ export interface PullRequest {
   headSha: string | null;
 }
 
+/** An open pull request as GitHub lists it. */
+export interface OpenPullRequest {
+  number: number;
+  title: string;
+  /** The login that opened it (null: GitHub did not say). */
+  author: string | null;
+  /** The commit its head holds (null: GitHub did not say). */
+  headSha: string | null;
+  url: string | null;
+}
+
 /** A check run of a commit, as GitHub lists it. */
 export interface CheckRun {
   name: string;
@@ -88,6 +99,10 @@ export interface GitHubClient {
     pull: { title: string; body: string; head: string; base: string; draft: boolean },
   ): Promise<PullRequest>;
   updatePullRequest(repo: RepoId, number: number, changes: { title?: string; body?: string }): Promise<PullRequest>;
+  /** Every open pull request of `repo` (all pages), as GitHub orders them: newest first. */
+  openPullRequests(repo: RepoId): Promise<OpenPullRequest[]>;
+  /** The paths pull request `number` changes (all pages; a rename gives both paths). */
+  pullRequestFiles(repo: RepoId, number: number): Promise<string[]>;
   /** Every check run of `ref` (all pages). */
   checkRuns(repo: RepoId, ref: string): Promise<CheckRun[]>;
   /** Every context of `ref`'s combined status (all pages). */
@@ -274,6 +289,27 @@ const workflowRunOf = (raw: unknown): WorkflowRun => {
   };
 };
 
+const openPullOf = (raw: unknown): OpenPullRequest[] => {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  if (typeof r['number'] !== 'number') return [];
+  const user = (r['user'] ?? {}) as Record<string, unknown>;
+  const head = (r['head'] ?? {}) as Record<string, unknown>;
+  return [
+    {
+      number: r['number'],
+      title: text(r['title']) ?? '',
+      author: text(user['login']),
+      headSha: text(head['sha']),
+      url: text(r['html_url']),
+    },
+  ];
+};
+
+const filePathsOf = (raw: unknown): string[] => {
+  const f = (raw ?? {}) as Record<string, unknown>;
+  return [text(f['previous_filename']), text(f['filename'])].filter((p): p is string => p !== null);
+};
+
 /** Whether `repo` has GitHub Actions enabled; null when GitHub does not say (no admin rights). */
 async function actionsEnabled(octokit: Octokit, repo: RepoId): Promise<boolean | null> {
   try {
@@ -340,7 +376,12 @@ export function gitHubClient(options: {
   });
   if (options.retry !== undefined)
     retryRequests(octokit, { retries: DEFAULT_RETRIES, delayMs: backoff, ...options.retry });
-  return { rateLimit: trackRateLimit(octokit), ...ciReaders(octokit), ...pullRequests(octokit) };
+  return {
+    rateLimit: trackRateLimit(octokit),
+    ...ciReaders(octokit),
+    ...openPullRequestReaders(octokit),
+    ...pullRequests(octokit),
+  };
 }
 
 /** Reads GitHub's rate limit headers of every answer; the getter gives the last one seen. */
@@ -396,6 +437,34 @@ function ciReaders(
         return runs.map(workflowRunOf);
       }),
     actionsEnabled: (repo) => actionsEnabled(octokit, repo),
+  };
+}
+
+/** The open pull requests of a repository and their files, as `check --open-prs` lists them. */
+function openPullRequestReaders(octokit: Octokit): Pick<GitHubClient, 'openPullRequests' | 'pullRequestFiles'> {
+  return {
+    openPullRequests: (repo) =>
+      call(`GET /repos/${repo.owner}/${repo.repo}/pulls?state=open`, async (signal) => {
+        const pulls = await allPages(
+          octokit,
+          'GET /repos/{owner}/{repo}/pulls',
+          { ...repo, state: 'open', sort: 'created', direction: 'desc' },
+          'pulls',
+          signal,
+        );
+        return pulls.flatMap(openPullOf);
+      }),
+    pullRequestFiles: (repo, number) =>
+      call(`GET /repos/${repo.owner}/${repo.repo}/pulls/${number}/files`, async (signal) => {
+        const files = await allPages(
+          octokit,
+          'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
+          { ...repo, pull_number: number },
+          'files',
+          signal,
+        );
+        return [...new Set(files.flatMap(filePathsOf))];
+      }),
   };
 }
 

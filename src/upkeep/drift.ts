@@ -25,7 +25,7 @@ export interface CheckOptions {
 }
 
 /** Where `check` keeps the commits it fetched, so that git keeps them. */
-const KEEP_PREFIX = 'refs/mlx-storage-pr/check/';
+export const KEEP_PREFIX = 'refs/mlx-storage-pr/check/';
 const FULL_ID = /^[0-9a-f]{40}$/;
 
 /**
@@ -47,10 +47,7 @@ export async function checkAgainst(ctx: Context, options: CheckOptions): Promise
     const repo = await openCheckRepository(ctx);
     const wanted = await resolveRefs(ctx, repo, against);
     await fetchMissing(ctx, repo, [{ ref: 'the pinned commit', want: pinned, pinned: true }, ...wanted]);
-    await verifyPinIsCommit(repo, pinned);
-    // A three-way merge of a patch needs its pre-image blob. For the second patch of a file that is the file as
-    // the earlier patch leaves it at the pin, which no fetch brings: applying the series on the pin writes it.
-    await buildTree(repo, plan, { base: pinned });
+    await preparePin(repo, plan, pinned);
     const targets = await Promise.all(
       wanted.map(async ({ ref, want }) => {
         const commit = await repo.resolveCommit(want);
@@ -80,8 +77,19 @@ export async function checkAgainst(ctx: Context, options: CheckOptions): Promise
   });
 }
 
+/**
+ * Checks that the pin (already fetched) is a commit, and applies the series
+ * to it: a three-way merge of a patch needs its pre-image blob. For the second
+ * patch of a file that is the file as the earlier patch leaves it at the pin,
+ * which no fetch brings: applying the series on the pin writes it.
+ */
+export async function preparePin(repo: Git, plan: ApplyPlan, pinned: string): Promise<void> {
+  await verifyPinIsCommit(repo, pinned);
+  await buildTree(repo, plan, { base: pinned });
+}
+
 /** check's bare repository in the workdir, made on first use. */
-async function openCheckRepository(ctx: Context): Promise<Git> {
+export async function openCheckRepository(ctx: Context): Promise<Git> {
   const dir = ctx.layout.check.repo;
   const git = new Git(dir, ctx.log, ctx.env);
   // `git init` is safe to repeat: a folder left by an init that failed half-way is completed.
@@ -153,7 +161,7 @@ function refNotFound(ctx: Context, ref: string, why: string): UserError {
 }
 
 /** Fetches the commits the repository lacks, depth 1, in one fetch; keeps each under a ref of its own. */
-async function fetchMissing(
+export async function fetchMissing(
   ctx: Context,
   repo: Git,
   wanted: ReadonlyArray<{ ref: string; want: string; pinned?: boolean }>,
@@ -200,7 +208,7 @@ async function fetchMissing(
 }
 
 /** The series applied to `commit` in a temporary index: each template and patch, and the tree when all apply. */
-async function survey(
+export async function survey(
   repo: Git,
   plan: ApplyPlan,
   pinned: string,
@@ -264,7 +272,7 @@ async function buildOn(
  * After a failure no new item starts, and the first failure is thrown once
  * the running ones have ended (so nothing runs on after the lock is let go).
  */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;

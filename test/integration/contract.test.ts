@@ -893,6 +893,25 @@ describe('check', () => {
     expect(out).toMatchSnapshot();
   });
 
+  it("check --open-prs from the source's merge refs: a conflict with one exits 4 with the per-pull-request report; --limit 0 (2)", async () => {
+    // Pull requests 6 and 7 as GitHub keeps them: their heads and their merges into main (here the pin).
+    for (const [number, branch] of [
+      [6, 'context'],
+      [7, 'clash'],
+    ] as const) {
+      const head = commits[branch] as string;
+      git(upstream.dir, 'update-ref', `refs/pull/${number}/head`, head);
+      const merge = git(upstream.dir, 'commit-tree', `${head}^{tree}`, '-p', upstream.sha, '-p', head, '-m', 'merge');
+      git(upstream.dir, 'update-ref', `refs/pull/${number}/merge`, merge.trim());
+      commits[`merge${number}`] = merge.trim();
+    }
+    const out = {
+      conflict: await run('--open-prs', '--open-prs-from', 'source'),
+      '--limit 0': await run('--open-prs', '--limit', '0'),
+    };
+    expect(out).toMatchSnapshot();
+  });
+
   it('check: an unknown ref (5, REF_NOT_FOUND); no --against, build options without --build, --jobs 0 (2)', async () => {
     const out = {
       'unknown ref': await run('--against', 'no-such-ref'),

@@ -20,6 +20,10 @@ interface Pull {
   state: 'open' | 'closed';
   /** The login that opened it (default: the head's owner). */
   author?: string;
+  /** The commit its head holds. */
+  sha?: string;
+  /** The paths it changes (`GET .../pulls/<n>/files`). */
+  files?: string[];
 }
 
 /**
@@ -43,6 +47,8 @@ export interface GitHubStandIn {
    * without an answer. `create-then-502` creates the pull request, then answers 502.
    */
   failures: Array<number | 'drop' | 'create-then-502'>;
+  /** The most items a page of a list holds (GitHub: per_page, at most 100); a smaller one makes more pages. */
+  pageSize: number;
   close(): Promise<void>;
 }
 
@@ -64,6 +70,7 @@ export async function startGitHubStandIn(options: {
     refuseCreate: null as number | null,
     createAnswer: undefined as unknown,
     failures: [] as Array<number | 'drop' | 'create-then-502'>,
+    pageSize: 100,
   };
   let base = '';
   const pullJson = (p: Pull) => ({
@@ -73,17 +80,27 @@ export async function startGitHubStandIn(options: {
     body: p.body,
     draft: p.draft,
     state: p.state,
-    head: { label: p.head },
+    head: { label: p.head, ...(p.sha === undefined ? {} : { sha: p.sha }) },
     base: { ref: p.base },
+    user: { login: p.author ?? p.head.split(':')[0] },
   });
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const url = req.url ?? '/';
       state.requests.push({ method: req.method ?? '', url, authorization: req.headers.authorization ?? null, body });
-      const send = (status: number, data: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      const send = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
         res.end(JSON.stringify(data));
+      };
+      /** One page of `items`, as GitHub pages a list: `page` and `per_page`, a `Link` header to the next. */
+      const sendPage = (items: unknown[]) => {
+        const size = Math.min(state.pageSize, Number(parsed.searchParams.get('per_page') ?? 30));
+        const page = Number(parsed.searchParams.get('page') ?? 1);
+        const next = new URL(parsed);
+        next.searchParams.set('page', String(page + 1));
+        const more = items.length > page * size;
+        send(200, items.slice((page - 1) * size, page * size), more ? { link: `<${next.href}>; rel="next"` } : {});
       };
       if (req.headers.authorization !== `token ${options.token}`) return send(401, { message: 'Bad credentials' });
       const parsed = new URL(url, base);
@@ -120,12 +137,18 @@ export async function startGitHubStandIn(options: {
       if (req.method === 'GET' && parsed.pathname === `${repo}/pulls`) {
         const head = parsed.searchParams.get('head');
         const wanted = parsed.searchParams.get('state') ?? 'open';
-        return send(
-          200,
+        return sendPage(
           state.pulls
             .filter((p) => (head === null || p.head === head) && (wanted === 'all' || p.state === wanted))
+            .sort((a, b) => b.number - a.number)
             .map(pullJson),
         );
+      }
+      const files = new RegExp(`^${repo}/pulls/(\\d+)/files$`).exec(parsed.pathname);
+      if (req.method === 'GET' && files) {
+        const pull = state.pulls.find((p) => p.number === Number(files[1]));
+        if (!pull) return send(404, { message: 'Not Found' });
+        return sendPage((pull.files ?? []).map((filename) => ({ filename, status: 'modified' })));
       }
       if (req.method === 'POST' && parsed.pathname === `${repo}/pulls`) {
         if (state.refuseCreate !== null)
@@ -178,6 +201,12 @@ export async function startGitHubStandIn(options: {
     },
     get failures() {
       return state.failures;
+    },
+    get pageSize() {
+      return state.pageSize;
+    },
+    set pageSize(size: number) {
+      state.pageSize = size;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

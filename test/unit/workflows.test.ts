@@ -524,7 +524,7 @@ describe('ci.yml', () => {
     expect(testedOn.sort()).toEqual((job('tool-tests').strategy?.matrix['node'] as number[]).slice().sort());
   });
 
-  it('#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy)', async () => {
+  it("#6 the real-MLX job fetches MLX with its history (the drift e2e test skips on a depth-1 copy) and the pull requests' merge refs (the open-prs e2e test skips without them)", async () => {
     const upstream = makeUpstream();
     for (const n of [1, 2]) {
       writeFileSync(path.join(upstream.dir, `f${n}`), `${n}\n`);
@@ -532,6 +532,8 @@ describe('ci.yml', () => {
       git(upstream.dir, 'commit', '--quiet', '-m', `c${n}`);
     }
     const pin = git(upstream.dir, 'rev-parse', 'HEAD').trim();
+    git(upstream.dir, 'update-ref', 'refs/pull/7/merge', `${pin}~1`);
+    git(upstream.dir, 'update-ref', 'refs/pull/7/head', `${pin}~1`);
     const dir = tempDir('msp-mlx-fetch-');
     writeFileSync(
       path.join(dir, 'mlx-storage-pr.config.json'),
@@ -545,6 +547,9 @@ describe('ci.yml', () => {
       'false',
     );
     expect((await execa('git', ['--git-dir', repo, 'rev-list', '--count', pin])).stdout.trim()).toBe('3');
+    expect((await execa('git', ['--git-dir', repo, 'for-each-ref', '--format=%(refname)', 'refs/pull/'])).stdout).toBe(
+      'refs/pull/7/merge',
+    );
   });
 
   it('#6 the e2e step fails when an end-to-end test skipped (describe.skipIf passes silently otherwise); a skip outside test/e2e does not', async () => {
@@ -902,6 +907,42 @@ describe('drift.yml', () => {
     expect(result.stdout).not.toMatch(/^::warning[^\n]*::[^\n]*v1\.1\.0/m);
     expect(result.summary).toContain(REPORT);
     expect(result.fails).toBe(false);
+  });
+
+  /** The open-prs step with the tool standing in: it prints `report` and exits `code`. */
+  async function runOpenPrs(code: number, report: string) {
+    const step = drift.steps.find((s) => s.id === 'open-prs') as Step;
+    const calls = path.join(tempDir('msp-calls-'), 'calls');
+    writeFileSync(calls, '');
+    const prelude = `node() { printf '%s\\n' "node $*" >> "$CALLS"; printf '%s\\n' "$REPORT"; return "$CODE"; }`;
+    const result = await runStep(step.run as string, {
+      prelude,
+      cwd: tempDir('msp-open-prs-run-'),
+      env: { CALLS: calls, REPORT: report, CODE: String(code) },
+    });
+    return { ...result, step, calls: readFileSync(calls, 'utf8').trim().split('\n') };
+  }
+
+  const TABLE = '## Open pull requests upstream that change the files of the series\n\n| pull request | result |';
+
+  it('check --open-prs runs after the verdict, also when the run failed, and its table goes to the summary; a conflict (4) or a pull request not checked (5) is a ::warning::, the step passes', async () => {
+    const clean = await runOpenPrs(0, TABLE);
+    expect(drift.steps.indexOf(clean.step)).toBe(drift.steps.indexOf(check) + 2);
+    expect(clean.step.if).toBe('${{ !cancelled() }}');
+    expect(clean.calls).toEqual(['node bin/mlx-storage-pr.js check --open-prs --limit 40 --budget 8 --markdown']);
+    expect([clean.code, clean.summary.includes(TABLE)]).toEqual([0, true]);
+    expect(clean.stdout).not.toMatch(/^::(warning|error)/m);
+    for (const code of [4, 5]) {
+      const found = await runOpenPrs(code, TABLE);
+      expect(found.code).toBe(0);
+      expect(found.stdout).toMatch(/^::warning title=Open pull requests::/m);
+      expect(found.stdout).not.toMatch(/^::error/m);
+      expect(found.summary).toContain(TABLE);
+    }
+    const broken = await runOpenPrs(2, 'usage');
+    expect(broken.code).toBe(0);
+    expect(broken.summary).toContain('could not run (exit 2)');
+    expect(broken.stdout).toMatch(/^::warning title=Open pull requests check could not run::/m);
   });
 
   const issueJob = () => Object.entries(wf.jobs).find(([, j]) => j.permissions?.['issues'] === 'write');

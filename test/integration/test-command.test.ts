@@ -66,20 +66,6 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     expect(existsSync(path.join(result.json.error.details.buildDir, 'mlx-storage-pr-configure.log'))).toBe(false);
   });
 
-  it('MLX_STORAGE_PR_OFFLINE=1 makes `test` build offline without --offline, and status names it', async () => {
-    const offlineEnv = { ...env, MLX_STORAGE_PR_OFFLINE: '1' };
-    const result = await runCli(['test', '--json'], { cwd: project, env: offlineEnv });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.json.dependencies).toContainEqual({
-      dep: 'doctest',
-      source: 'system doctest-dev (/usr/include/doctest)',
-    });
-    const status = await runCli(['status', '--json'], { cwd: project, env: offlineEnv });
-    expect(status.json.settings).toEqual({ offline: true, metalCpp: null });
-    const human = await runCli(['status'], { cwd: project, env: offlineEnv });
-    expect(human.stdout + human.stderr).toMatch(/^offline: +on \(MLX_STORAGE_PR_OFFLINE\)$/m);
-  });
-
   it('configures, builds, runs and classifies against the baseline', async () => {
     const result = await run('test', '--offline');
     expect(result.code, result.stderr).toBe(0);
@@ -106,6 +92,23 @@ describe.skipIf(!hasTools)(hasTools ? 'test command on a CMake + doctest fixture
     for (const item of made) expect(existsSync(path.join(workdir, item, '.mlx-storage-pr')), item).toBe(true);
     // Builds happen beside the checkout: they leave no ignored file in it, which clean --all would count as yours.
     expect(git(path.join(workdir, 'mlx'), 'status', '--porcelain', '--ignored')).toBe('');
+  });
+
+  it('MLX_STORAGE_PR_OFFLINE=1 makes `test` build offline without --offline, and status names it', async () => {
+    const offlineEnv = { ...env, MLX_STORAGE_PR_OFFLINE: '1' };
+    // The same run without it stops at the download hosts, as above.
+    const online = await runCli(['test', '--json'], { cwd: project, env: { ...env, MLX_STORAGE_PR_OFFLINE: '0' } });
+    expect(online.json.error.code).toBe('DOWNLOADS_UNREACHABLE');
+    const result = await runCli(['test', '--json'], { cwd: project, env: offlineEnv });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.dependencies).toContainEqual({
+      dep: 'doctest',
+      source: 'system doctest-dev (/usr/include/doctest)',
+    });
+    const status = await runCli(['status', '--json'], { cwd: project, env: offlineEnv });
+    expect(status.json.settings).toEqual({ offline: true, metalCpp: null });
+    const human = await runCli(['status'], { cwd: project, env: offlineEnv });
+    expect(human.stdout + human.stderr).toMatch(/^offline: +on \(MLX_STORAGE_PR_OFFLINE\)$/m);
   });
 
   it('reuses the build and the saved baseline on the next run', async () => {

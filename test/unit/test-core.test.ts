@@ -174,6 +174,37 @@ describe('progress', () => {
     expect(text.trim().split('\n')).toHaveLength(11);
     expect(text).toContain('build: 100/100 (100%)');
   });
+  it('says how long is left from the rate so far, once the rate means something', () => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (c: Buffer) => (text += c.toString()));
+    let clock = 0;
+    const progress = createProgress(stream, 'build', () => clock);
+    // 10 steps of 2 s each: 990 steps left after 20 s at 0.5 steps/s is about 33 min.
+    progress.line('[1/1000] Building CXX object a.o');
+    clock = 20_000;
+    progress.line('[11/1000] Building CXX object b.o');
+    clock = 200_000;
+    progress.line('[101/1000] Building CXX object c.o');
+    expect(text).toContain('build: 101/1000 (10%), about 30 min left\n');
+    // A build that is done says nothing of time.
+    clock = 400_000;
+    progress.line('[1000/1000] Linking CXX executable tests');
+    expect(text).toContain('build: 1000/1000 (100%)\n');
+  });
+
+  it('shows the time left on a terminal too', () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 120 });
+    let text = '';
+    stream.on('data', (c: Buffer) => (text += c.toString()));
+    let clock = 0;
+    const progress = createProgress(stream, 'build', () => clock);
+    progress.line('[1/100] Building CXX object a.o');
+    clock = 30_000;
+    progress.line('[51/100] Building CXX object b.o');
+    expect(text).toContain('51/100, about 30 s left b.o');
+  });
+
   it('draws a bar on a terminal', () => {
     const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
     let text = '';

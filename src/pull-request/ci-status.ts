@@ -24,9 +24,8 @@ import {
 } from './ci-report.js';
 import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
 import { readForkState, resolveFork } from './fork.js';
-import { findToken, ghHostOf } from './token.js';
+import { findToken, ghHostOf, withoutSecret } from './token.js';
 import { apiClient, DEFAULT_API_URL, verifyApiUrl } from './open.js';
-import { withoutSecret } from './push-branch.js';
 
 export interface CiOptions {
   /** `--fork`: a URL, a path or a remote of the checkout. */

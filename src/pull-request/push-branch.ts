@@ -1,16 +1,14 @@
 import type { Git } from '../adapters/git.js';
 import { isInterrupted } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
-import { ProcessError } from '../adapters/process-error.js';
 import { formatItems, type ReportItem } from '../core/report-items.js';
-import { processFailed, UserError } from '../core/errors.js';
-import { mapJsonStrings } from '../core/json.js';
+import { UserError } from '../core/errors.js';
 import { githubRepoOf, leaseRef, parseRepoLocation } from './fork-refs.js';
 import { inspectCheckout, requireAppliedCheckout, type AppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { verifySeriesNotEmpty } from '../series/plan.js';
 import { refreshFork, resolveFork, type ForkTarget, type RefreshOptions, type RefreshOutcome } from './fork.js';
-import { findToken, ghHostOf, tokenInEnv } from './token.js';
+import { findToken, ghHostOf, tokenInEnv, withoutSecret } from './token.js';
 import { makeUserCommit, prepareUserCommit, type CommitInputs, type UserCommit } from './commit.js';
 import { apiUrlOf, openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
 import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
@@ -232,20 +230,4 @@ async function commitAndPush(
   const commit = await makeUserCommit(git, inputs, applied.head.tree, ctx.config.upstream.commit);
   const outcome = await refreshFork(ctx, git, { ...o, commit, now: new Date() });
   return { commit, outcome };
-}
-
-/** The error with every occurrence of `secret` masked: a token never reaches output, whatever said it. */
-export function withoutSecret(error: unknown, secret: string): unknown {
-  const mask = (text: string) => text.split(secret).join('***');
-  const failure = error instanceof ProcessError ? processFailed(error) : error;
-  if (failure instanceof UserError) {
-    if (![failure.message, failure.hint ?? '', JSON.stringify(failure.details ?? null)].some((t) => t.includes(secret)))
-      return failure;
-    return new UserError(failure.code, mask(failure.message), {
-      ...(failure.hint === undefined ? {} : { hint: mask(failure.hint) }),
-      details: mapJsonStrings(failure.details ?? null, mask),
-    });
-  }
-  if (failure instanceof Error && failure.message.includes(secret)) return new Error(mask(failure.message));
-  return failure;
 }

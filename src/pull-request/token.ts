@@ -2,7 +2,8 @@ import type { Env } from '../adapters/env.js';
 import type { Logger } from '../adapters/log.js';
 import { ProcessError } from '../adapters/process-error.js';
 import { run } from '../adapters/process.js';
-import { UserError } from '../core/errors.js';
+import { processFailed, UserError } from '../core/errors.js';
+import { mapJsonStrings } from '../core/json.js';
 
 /** A GitHub token and where it came from (`GH_TOKEN`, `gh auth token`, ...), which may be shown; the token may not. */
 export interface GitHubToken {
@@ -73,4 +74,20 @@ export function ghHostOf(apiUrl: string): string {
   } catch {
     return 'github.com';
   }
+}
+
+/** The error with every occurrence of `secret` masked: a token never reaches output, whatever said it. */
+export function withoutSecret(error: unknown, secret: string): unknown {
+  const mask = (text: string) => text.split(secret).join('***');
+  const failure = error instanceof ProcessError ? processFailed(error) : error;
+  if (failure instanceof UserError) {
+    if (![failure.message, failure.hint ?? '', JSON.stringify(failure.details ?? null)].some((t) => t.includes(secret)))
+      return failure;
+    return new UserError(failure.code, mask(failure.message), {
+      ...(failure.hint === undefined ? {} : { hint: mask(failure.hint) }),
+      details: mapJsonStrings(failure.details ?? null, mask),
+    });
+  }
+  if (failure instanceof Error && failure.message.includes(secret)) return new Error(mask(failure.message));
+  return failure;
 }

@@ -301,6 +301,16 @@ interface Passing {
  * listed mutants: a case that fails, or no case at all, stops the check.
  */
 async function listedPassing(ctx: Context, runner: Runner): Promise<Passing> {
+  const passing = await unmutatedRun(ctx, runner);
+  if (passing.names.length === 0)
+    throw new UserError('TESTS_FAILED', `No ${runner.kind} case runs for the mutants.`, {
+      hint: 'Add test cases for the implementation.',
+    });
+  return passing;
+}
+
+/** Builds the runner's target and runs its cases without a mutant: the cases that pass; one that fails stops the check. */
+async function unmutatedRun(ctx: Context, runner: Runner): Promise<Passing> {
   await build(ctx, runner);
   const start = Date.now();
   const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
@@ -312,10 +322,6 @@ async function listedPassing(ctx: Context, runner: Runner): Promise<Passing> {
       { hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).` },
     );
   const names = run.cases.filter((c) => c.status === 'passed').map((c) => c.name);
-  if (names.length === 0)
-    throw new UserError('TESTS_FAILED', `No ${runner.kind} case runs for the mutants.`, {
-      hint: 'Add test cases for the implementation.',
-    });
   return { names, seconds: (Date.now() - start) / 1000 };
 }
 
@@ -657,22 +663,7 @@ async function judgeGeneratedMutant(
 async function generatedPassing(ctx: Context, runner: Runner, passing: Map<Runner, Passing>): Promise<Passing> {
   const known = passing.get(runner);
   if (known) return known;
-  await build(ctx, runner);
-  const start = Date.now();
-  const run = await runDoctest(runner.spec, ctx.log, { filter: runner.filter, sourceFile: runner.sourceFile });
-  const failing = run.cases.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
-  if (failing.length)
-    throw new UserError(
-      'TESTS_FAILED',
-      `Without any mutant, these cases already fail: ${failing.map((c) => c.name).join(', ')}.`,
-      {
-        hint: `Fix them first (\`mlx-storage-pr test${runner.kind === 'twin' ? ' --metal-twin' : ''}\`).`,
-      },
-    );
-  const result = {
-    names: run.cases.filter((c) => c.status === 'passed').map((c) => c.name),
-    seconds: (Date.now() - start) / 1000,
-  };
+  const result = await unmutatedRun(ctx, runner);
   passing.set(runner, result);
   return result;
 }

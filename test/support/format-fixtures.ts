@@ -1,6 +1,6 @@
 import { makeProject, makeUpstream } from './repos.js';
 
-/** A real git repository made from fixtures/format/upstream (MLX's .clang-format and pre-commit pins), with one commit. */
+/** A real git repository made from fixtures/format/upstream (a .clang-format that formats as MLX's does, and the pre-commit pins), with one commit. */
 export function makeFormatUpstream(): { dir: string; sha: string } {
   return makeUpstream('format/upstream');
 }

@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 
-import { uninterruptible } from '../adapters/interrupt.js';
+import { isInterrupted, uninterruptible } from '../adapters/interrupt.js';
 import { withLock } from '../adapters/lock.js';
 import { formatConflict, type Conflict } from './conflict.js';
 import { UserError } from '../core/errors.js';
 import { plannedPaths, type ApplyPlan } from './plan.js';
 import { ensureCheckout, verifySourceExists } from './checkout.js';
-import { recordSource } from './source.js';
+import { readRecordedSource, recordSource } from './source.js';
 import type { Context } from './context.js';
 import {
   backupRef,
@@ -158,9 +158,17 @@ export async function applySeries(ctx: Context, options: ApplySeriesOptions): Pr
 /** The apply itself, under the workdir lock: fetch, build the applied commit, check it out. */
 async function applyToCheckout(run: ApplyRun): Promise<ApplyData> {
   const { ctx, plan, options, pinned, base } = run;
-  const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false });
-  // The commands after this one fetch from the same source when not told otherwise.
-  if (!options.dryRun && !options.duringBump && ctx.source.origin !== 'apply') recordSource(ctx.layout, ctx.source);
+  // The commands after this one fetch from the same source when not told otherwise. A workdir's first
+  // source is recorded before the fetch, so an apply interrupted while fetching is run again from it; a
+  // fetch that fails takes the record back.
+  const records = !options.dryRun && !options.duringBump && ctx.source.origin !== 'apply';
+  const first = records && (await readRecordedSource(ctx.layout)) === null;
+  if (first) recordSource(ctx.layout, ctx.source);
+  const { git, fetched, head, created } = await ensureCheckout(ctx, { files: false }).catch((error: unknown) => {
+    if (first && !isInterrupted()) rmSync(ctx.layout.source, { force: true });
+    throw error;
+  });
+  if (records && !first) recordSource(ctx.layout, ctx.source);
 
   if (head.kind === 'applied' && head.inputHash === plan.inputHash) {
     const localEdits = (await git.status(plannedPaths(plan))).map((e) => e.path);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -10,6 +11,7 @@ import { canConnect } from '../adapters/network.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { runLogged } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
+import { estimateText, readRates, saveRate } from './build-rate.js';
 import { doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult, type DoctestRun } from './doctest.js';
 import { downloadSources, proxyFor } from './downloads.js';
 import { UserError } from '../core/errors.js';
@@ -29,6 +31,8 @@ export interface BuildSpec {
   logName?: string | undefined;
   /** Compilers to run at once (`cmake --build --parallel`); default: the generator's (Ninja: one per CPU and 2). */
   jobs?: number | undefined;
+  /** Where this machine's build rate is kept, for the estimate said before a big build. */
+  rateFile?: string | undefined;
 }
 
 export function logFiles(buildDir: string, name?: string) {
@@ -163,6 +167,7 @@ export async function buildTarget(
   const logs = logFiles(spec.buildDir, spec.logName);
   await writeFile(logs.build, '');
   const progress = createProgress(stream, spec.label);
+  const rates = spec.rateFile ? await readRates(spec.rateFile) : null;
   const start = Date.now();
   let steps = 0;
   const result = await orFailure(
@@ -177,7 +182,12 @@ export async function buildTarget(
         onLine: (line) => {
           progress.line(line);
           const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
-          if (total) steps = Number(total);
+          if (!total) return;
+          if (steps === 0 && rates) {
+            const estimate = estimateText(Number(total), rates, spec.jobs, availableParallelism());
+            if (estimate) log.info(`${spec.label}: ${estimate}`);
+          }
+          steps = Number(total);
         },
       },
     ),
@@ -197,7 +207,9 @@ export async function buildTarget(
       },
     );
   }
-  return { seconds: (Date.now() - start) / 1000, steps };
+  const seconds = (Date.now() - start) / 1000;
+  if (spec.rateFile) await saveRate(spec.rateFile, { steps, seconds, jobs: spec.jobs });
+  return { seconds, steps };
 }
 
 /**

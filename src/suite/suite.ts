@@ -318,6 +318,7 @@ export function treeSpec(
     env,
     label,
     jobs: setup.jobs,
+    rateFile: path.join(ctx.cacheRoot, 'build-rate.json'),
   };
 }
 

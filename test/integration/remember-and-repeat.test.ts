@@ -53,4 +53,25 @@ describe('hints that repeat what the user typed', () => {
     const hint = (result.json as { error: { hint: string } }).error.hint;
     expect(hint).toContain(`mlx-storage-pr apply --mlx-repo ${upstream.dir} --workdir ${workdir}`);
   });
+
+  it('a first apply interrupted while git fetches has recorded its source: a bare apply after it uses that source', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const stop = new AbortController();
+    const interrupted = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir], {
+      cwd: project,
+      seams: { pauseAt: 'fetch-started' },
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.includes('[test pause]')) stop.abort();
+      },
+    });
+    expect(interrupted.code, interrupted.stderr).toBe(130);
+    // No --mlx-repo and no MLX_REPO: the recorded source, not the config's upstream URL (which this test cannot reach).
+    const again = await runCli(['apply', '--workdir', workdir, '--json'], { cwd: project, env: { MLX_REPO: '' } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(upstream.dir);
+    expect(again.json).toMatchObject({ ok: true, status: 'applied' });
+  });
 });

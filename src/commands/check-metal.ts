@@ -3,7 +3,7 @@ import { LANE_BLIND_SPOTS } from '../readiness/metal-flags.js';
 import { typeCheckPr, typeCheckSelfTest, type LaneOptions, type LaneResult } from '../readiness/metal-lane.js';
 import { loadContext } from '../series/context.js';
 import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
-import { includeOption, jobsOption, METAL_CPP_ENV } from './options.js';
+import { environmentSettings, includeOption, jobsOption, METAL_CPP_ENV } from './options.js';
 import { type CommandResult, defineCommand, type GlobalOptions, parseJobs } from './spec.js';
 
 export const checkMetalCommand = defineCommand({
@@ -68,7 +68,13 @@ async function checkMetal(
   const ctx = await loadContext(options);
   if (!options.selfTest && seriesRoles(ctx.config).metal === null)
     return { data: { command: 'check-metal', notApplicable: NO_METAL_ROLE }, lines: [`check-metal: ${NO_METAL_ROLE}`] };
-  const lane: LaneOptions = { metalCpp: options.metalCpp, jobs: options.jobs, includes: options.include ?? [] };
+  // check-metal takes no --offline: the setting made once (MLX_STORAGE_PR_OFFLINE) keeps it from downloading metal-cpp.
+  const lane: LaneOptions = {
+    metalCpp: options.metalCpp,
+    jobs: options.jobs,
+    includes: options.include ?? [],
+    offline: environmentSettings(ctx.env).offline,
+  };
   const result = options.selfTest ? await typeCheckSelfTest(ctx, lane) : await typeCheckPr(ctx, lane);
   const { summary, ...rest } = result;
   const lines = [...summary.lines];

@@ -84,6 +84,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
     generatedRoot: path.join(ctx.cacheRoot, 'deps'),
     metalCppCache: ctx.layout.metalCpp,
     metalCppPin: ctx.config.upstream.metalCpp,
+    offline,
   });
   const report = doctorReport(commands, results, { offline });
   return {

@@ -39,6 +39,8 @@ export interface LaneOptions {
   jobs?: number | undefined;
   /** Extra `-isystem` folders. */
   includes?: readonly string[] | undefined;
+  /** Offline: metal-cpp must be given or cached, it is never downloaded. */
+  offline?: boolean | undefined;
 }
 
 export interface LaneResult {
@@ -108,6 +110,7 @@ async function lane(
     pin: ctx.config.upstream.metalCpp,
     env: ctx.env,
     log: ctx.log,
+    offline: options.offline === true,
   });
   // On macOS the SDK's own headers are the real thing; the shims only stand in for them elsewhere.
   const shims = platform === 'darwin' ? null : SHIMS_DIR;
@@ -219,6 +222,7 @@ export async function metalTypeCheckItem(
     jobs?: number | undefined;
     include?: string[] | undefined;
     requireMetal?: boolean | undefined;
+    offline?: boolean | undefined;
   },
   base: Pick<ReportItem, 'id' | 'title' | 'required'>,
 ): Promise<ReportItem> {
@@ -231,6 +235,7 @@ export async function metalTypeCheckItem(
       metalCpp: options.metalCpp,
       jobs: options.jobs,
       includes: options.include ?? [],
+      offline: options.offline,
     });
     const summary = lane.summary.lines[lane.summary.lines.length - 1] ?? '';
     if (lane.summary.ok)

@@ -250,11 +250,21 @@ export async function inspectMetalCpp(o: {
   cacheDir: string;
   pin?: { url: string; sha256?: string | undefined } | undefined;
   env: Env;
+  offline: boolean;
 }): Promise<ReportItem> {
   const title = METAL_CPP_TITLE;
   const url = o.pin?.url ?? DEFAULT_METAL_CPP_URL;
   const cached = metalCppRoot(metalCppCache(o.cacheDir, url, o.pin?.sha256));
   if (cached !== null) return { id: 'metal-cpp', title, status: 'pass', detail: `cached at ${cached}`, required: true };
+  if (o.offline)
+    return {
+      id: 'metal-cpp',
+      title,
+      status: 'fail',
+      detail: `not cached, and offline nothing is downloaded (${url})`,
+      fix: `Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26, or set MLX_STORAGE_PR_METAL_CPP once`,
+      required: true,
+    };
   const target = new URL(url);
   const proxy = proxyFor(url, o.env);
   const host = proxy ?? {
@@ -332,6 +342,8 @@ export async function resolveMetalCpp(
     pin?: { url: string; sha256?: string | undefined } | undefined;
     env: Env;
     log: Logger;
+    /** Offline: a metal-cpp that is not cached is an error, not a download. */
+    offline?: boolean | undefined;
   },
 ): Promise<string> {
   const hint = (url: string) => `Pass --metal-cpp <dir|zip> with Apple's metal-cpp 26 (MLX's CMake downloads ${url}).`;
@@ -378,6 +390,10 @@ export async function resolveMetalCpp(
   const cached = metalCppRoot(cache);
   if (cached) return cached;
   const zip = `${cache}.zip`;
+  if (o.offline && !existsSync(zip))
+    throw new UserError('TOOL_MISSING', `metal-cpp is not cached here, and offline nothing is downloaded (${url}).`, {
+      hint: `${hint(url)} Set MLX_STORAGE_PR_METAL_CPP once to use it in every command.`,
+    });
   try {
     await makeMarkedFolder(o.cacheDir);
     if (!existsSync(zip)) await download(url, zip, o.log);

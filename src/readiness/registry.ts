@@ -233,6 +233,8 @@ export interface MachineOptions {
   /** Where check-metal unpacks metal-cpp, and the archive the config pins. */
   metalCppCache: string;
   metalCppPin?: { url: string; sha256?: string | undefined } | undefined;
+  /** Offline: nothing is downloaded, so no download host is probed. */
+  offline: boolean;
 }
 
 /** One check of the machine (`doctor`): what it checks, which commands need it, how it runs. */
@@ -383,7 +385,7 @@ export const MACHINE_CHECKS: readonly MachineCheck[] = [
     group: 'metal-typecheck',
     title: METAL_CPP_TITLE,
     needs: { 'check-metal': REQUIRED, verify: optional('the Metal type-check is not checked without --metal-cpp') },
-    run: (o) => one(inspectMetalCpp({ cacheDir: o.metalCppCache, pin: o.metalCppPin, env: o.env })),
+    run: (o) => one(inspectMetalCpp({ cacheDir: o.metalCppCache, pin: o.metalCppPin, env: o.env, offline: o.offline })),
   },
 ];
 

@@ -64,6 +64,12 @@ export const prCommand = defineCommand({
               choices: SKIP_NAMES,
               describe: "Leave out some of verify's checks, as verify --skip",
             })
+            .option('recheck', {
+              type: 'boolean',
+              default: false,
+              describe:
+                "Run verify's checks even when a passing run of them with the same inputs is saved (by verify or an earlier pr)",
+            })
             .option('open', {
               type: 'boolean',
               default: false,
@@ -119,8 +125,9 @@ export const prCommand = defineCommand({
           'GIT_AUTHOR_*/GIT_COMMITTER_* or git config. The fork keeps the id pushed last in refs/mlx-storage-pr/pushed/<branch>; a branch ' +
           'that holds anything else is refused (commits named) unless --force. The token comes from --token-env, GH_TOKEN or GITHUB_TOKEN ' +
           '(--open and --ci: then `gh auth token`) and reaches ' +
-          "git through the environment only. By default verify's checks must pass first; the build checks use the saved results of `test` " +
-          'and verify for this series when there are any.',
+          "git through the environment only. By default verify's checks must pass first: a passing run of verify (or pr) with exactly " +
+          'the same inputs (series, applied commit, pr/, config, mutants, options, tools) stands in for them, and says so (--recheck runs ' +
+          'them again); otherwise the build checks use the saved results of `test` and verify for this series when there are any.',
       ),
   run: (o) =>
     pr({
@@ -154,6 +161,14 @@ async function pr(options: PrCommandOptions): Promise<CommandResult<PrData | CiD
       '--push needs --fork: the URL of your fork, a local path or a remote of the checkout.',
       {
         hint: 'For example --fork https://github.com/<you>/mlx.git. The upstream repository is never a target.',
+      },
+    );
+  if (options.recheck && options.skipChecks)
+    throw new UserError(
+      'USAGE',
+      "--recheck runs verify's checks again and --skip-checks runs none: give one of them.",
+      {
+        hint: 'Leave out --skip-checks to check the commit before it is pushed (--recheck: even when a passing run with the same inputs is saved).',
       },
     );
   verifyDepsDir(options.cwd, options.depsDir);
@@ -257,10 +272,16 @@ function prLines(data: PrData): string[] {
   }[data.status];
   const lines = [head, `  ${data.subject}`, `  author ${data.author}, committer ${data.committer}`];
   if (data.checks === null) lines.push("  verify's checks: not run (--skip-checks)");
-  else
+  else {
+    const reused = data.checksReused;
+    const from =
+      reused === null
+        ? ''
+        : ` (the result of ${reused.command} at ${reused.at} for the same inputs, ${reused.inputs}; --recheck runs them again)`;
     lines.push(
-      `  verify's checks: ${data.checks.filter((c) => c.status === 'pass').length} passed${data.skipped.length ? `, left out (--skip): ${data.skipped.join(', ')}` : ''}`,
+      `  verify's checks: ${data.checks.filter((c) => c.status === 'pass').length} passed${from}${data.skipped.length ? `, left out (--skip): ${data.skipped.join(', ')}` : ''}`,
     );
+  }
   if (data.backup) {
     lines.push(
       `${data.status.startsWith('would') ? 'would keep' : 'kept'} the previous tip ${short(data.backup.commit)} on the fork as ${data.backup.ref}; get it back with:`,

@@ -77,7 +77,7 @@ async function verify(options: VerifyOptions): Promise<CommandResult<VerifyData>
         hint: 'Declare the Metal-only files in roles.metal of mlx-storage-pr.config.json, or leave out --require-metal.',
       },
     );
-  const { ready, checks, skipped } = await readinessItems(ctx, options);
+  const { ready, checks, skipped } = await readinessItems(ctx, options, { command: 'verify' });
   const notApplicable = checks.filter((c) => c.detail.startsWith('not applicable')).map((c) => c.id);
   const blocking = checks.filter((c) => c.required && c.status !== 'pass').length;
   const lines = [

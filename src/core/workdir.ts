@@ -12,6 +12,7 @@ export const WORKDIR_NAMES = {
   baseline: 'baseline',
   withoutImplementation: 'without-implementation',
   mutants: 'mutants',
+  verify: 'verify',
   checkMetal: 'check-metal',
   metalCpp: 'metal-cpp',
   check: 'check',
@@ -60,6 +61,8 @@ export interface WorkdirLayout {
   withoutImplementation: TreeLayout & { results(key: string): string };
   /** verify's tree for mutants (a worktree of the checkout), its builds and its saved passing results. */
   mutants: TreeLayout & { results(key: string): string };
+  /** The last passing run of verify's checks, saved for `pr` with the inputs it read. */
+  verify: { root: string; results: string };
   /** check-metal's logs and self-test tree. */
   checkMetal: { root: string; logs: string; selfTestLogs: string; pinnedTree(pinned: string): string };
   /** Downloaded and unpacked metal-cpp. */
@@ -110,6 +113,7 @@ export function workdirLayout(workdir: string): WorkdirLayout {
       ...tree(mutantsRoot, path.join(mutantsRoot, n.checkout)),
       results: (key) => path.join(mutantsRoot, `results-${key}.json`),
     },
+    verify: { root: path.join(workdir, n.verify), results: path.join(workdir, n.verify, 'results.json') },
     checkMetal: {
       root: checkMetal,
       logs: path.join(checkMetal, 'logs'),

@@ -11,7 +11,7 @@ import { refreshFork, resolveFork, type ForkTarget, type RefreshOptions, type Re
 import { findToken, ghHostOf, tokenInEnv, withoutSecret } from './token.js';
 import { makeUserCommit, prepareUserCommit, type CommitInputs, type UserCommit } from './commit.js';
 import { apiUrlOf, openPullRequest, prepareOpen, type PullRequestOutcome } from './open.js';
-import { readinessItems, type ReadinessItemsOptions } from '../readiness/readiness-report.js';
+import { readinessItems, type ReadinessItemsOptions, type ReusedChecks } from '../readiness/readiness-report.js';
 
 export interface PrOptions extends ReadinessItemsOptions {
   /** `--fork`: a URL, a path or a remote of the checkout. */
@@ -23,6 +23,8 @@ export interface PrOptions extends ReadinessItemsOptions {
   force?: boolean | undefined;
   /** Push without running verify's checks. */
   skipChecks?: boolean | undefined;
+  /** Run verify's checks even when a passing run saved for exactly the same inputs could stand in for them. */
+  recheck?: boolean | undefined;
   /** Create or update the pull request through the GitHub API. */
   open?: boolean | undefined;
   draft?: boolean | undefined;
@@ -52,8 +54,14 @@ export interface PrData {
   /** The ref on the fork that keeps the id pushed last. */
   leaseRef: string;
   backup: RefreshOutcome['backup'];
-  /** verify's checks as they ran; null with --skip-checks. */
+  /** verify's checks as they ran, or as the reused run reported them; null with --skip-checks. */
   checks: ReportItem[] | null;
+  /**
+   * The saved passing run of verify's checks that stood in for them, because
+   * everything they read is the same (`inputs`: the short name of those
+   * inputs); null when the checks ran (or with --skip-checks).
+   */
+  checksReused: ReusedChecks | null;
   /** Check ids left out with --skip. */
   skipped: string[];
   pullRequest: PullRequestOutcome | null;
@@ -84,8 +92,8 @@ async function verifyNoLocalEdits(git: Git): Promise<void> {
  * the pull request itself. In order: the checkout holds the current series
  * and nothing else; the commit message, the identity, the fork and the
  * branch are usable (and, for --open, the description and the token); verify's
- * checks pass (build checks from the saved results of this series when
- * there are any); then, under the workdir lock, the commit is made and the
+ * checks pass (a passing run saved for the same inputs stands in for them;
+ * build checks use the saved results of this series when there are any); then, under the workdir lock, the commit is made and the
  * branch refreshed in one atomic push; then the pull request.
  */
 export async function refreshPullRequest(ctx: Context, options: PrOptions): Promise<PrData> {
@@ -134,7 +142,7 @@ async function run(ctx: Context, options: PrOptions, token: string | null): Prom
       })
     : null;
 
-  const { checks, skipped } = await requireChecksPass(ctx, options);
+  const { checks, skipped, reused } = await requireChecksPass(ctx, options);
   const refreshed = await withLock(ctx.workdir, 'pr', () =>
     commitAndPush(ctx, applied, inputs, {
       fork,
@@ -174,6 +182,7 @@ async function run(ctx: Context, options: PrOptions, token: string | null): Prom
     leaseRef: leaseRef(branch),
     backup: refreshed.outcome.backup,
     checks,
+    checksReused: reused,
     skipped,
     pullRequest,
     compareUrl: compareUrlOf(ctx, fork, branch, options.forkOwner),
@@ -182,18 +191,23 @@ async function run(ctx: Context, options: PrOptions, token: string | null): Prom
 
 /**
  * Runs verify's checks (unless --skip-checks) and logs them; a required check
- * that does not pass stops the push. Returns the checks (null when skipped)
- * and the ids left out with --skip.
+ * that does not pass stops the push. A passing run saved for exactly the same
+ * inputs (by verify or an earlier pr) stands in for them unless --recheck.
+ * Returns the checks (null when skipped), the ids left out with --skip and
+ * the run reused (null when they ran).
  */
 async function requireChecksPass(
   ctx: Context,
   options: PrOptions,
-): Promise<{ checks: ReportItem[] | null; skipped: string[] }> {
+): Promise<{ checks: ReportItem[] | null; skipped: string[]; reused: ReusedChecks | null }> {
   if (options.skipChecks) {
     ctx.log.warn("--skip-checks: verify's checks did not run; the pushed commit is not checked.");
-    return { checks: null, skipped: [] };
+    return { checks: null, skipped: [], reused: null };
   }
-  const { checks, skipped, ready } = await readinessItems(ctx, options);
+  const { checks, skipped, ready, reused } = await readinessItems(ctx, options, {
+    command: 'pr',
+    reuse: options.recheck !== true,
+  });
   if (!ready) {
     const failing = checks.filter((c) => c.required && c.status !== 'pass');
     throw new UserError(
@@ -206,7 +220,7 @@ async function requireChecksPass(
     );
   }
   for (const line of formatItems(checks)) ctx.log.info(line);
-  return { checks, skipped };
+  return { checks, skipped, reused };
 }
 
 /**

@@ -38,6 +38,7 @@ export function classifyWorkdirEntry(name: string, isDirectory: boolean): Workdi
   if (name === N.withoutImplementation)
     return item("verify's tree and build without the implementation", 'clean', true);
   if (name === N.mutants) return item("verify's tree and build for mutants", 'clean', true);
+  if (name === N.verify) return item("verify's last passing result, which pr reuses", 'clean');
   if (name === N.checkMetal) return item('check-metal logs and self-test tree', 'clean');
   // Its trees are worktrees of its own repository, inside it: removed together, nothing to prune.
   if (name === N.check) return item("check's repository of other MLX commits, their trees and builds", 'clean');

@@ -89,6 +89,21 @@ describe('pr --push --open against a GitHub API stand-in', () => {
     expect(calls(api, from)).toEqual(LOOKUPS);
   });
 
+  it('after verify passes with the same inputs: reuses its result instead of running the checks, says so, and asks as before', async () => {
+    const verified = await runCli(['verify', '--json', ...ONLY_PR_TEXT], { cwd: w.project, env: w.env });
+    expect(verified.code, verified.stderr).toBe(0);
+    const from = api.requests.length;
+    const result = await open(...ONLY_PR_TEXT);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json).toMatchObject({
+      status: 'unchanged',
+      checksReused: { command: 'verify' },
+      checks: verified.json.checks,
+      pullRequest: { status: 'unchanged', number: 1 },
+    });
+    expect(calls(api, from)).toEqual(LOOKUPS);
+  });
+
   it('a new description: updates only the body', async () => {
     const edited = DESCRIPTION.replace('evaluated array.', 'evaluated array, for external Metal code.');
     writePrText(w.project, MESSAGE, edited);

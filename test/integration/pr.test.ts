@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import {
   cloneProject,
+  DESCRIPTION,
   IDENTITY,
   makeWorld,
   MESSAGE,
@@ -604,8 +605,8 @@ describe.skipIf(!hasTools)(
       mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
       writeFileSync(path.join(project, file), text);
     };
-    const pr = () =>
-      runCli(['pr', '--push', '--fork', fork, '--offline', '--json', '--skip', 'format', 'metal-typecheck'], {
+    const pr = (...extra: string[]) =>
+      runCli(['pr', '--push', '--fork', fork, '--offline', '--json', '--skip', 'format', 'metal-typecheck', ...extra], {
         cwd: project,
         env,
       });
@@ -640,7 +641,7 @@ describe.skipIf(!hasTools)(
       expect(refsOf(fork)['refs/heads/mlx-storage-pr']).toBeUndefined();
     });
 
-    it('with an implementation the new test needs, builds what has no saved results, then pushes; the next run reads only saved results', async () => {
+    it('with an implementation the new test needs, builds what has no saved results, then pushes; the next run reuses that run, and with --recheck reads only saved results', async () => {
       addMulImplementation(project);
       write('templates/tests/new_tests.cpp', MUL_TEST);
       expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
@@ -653,10 +654,16 @@ describe.skipIf(!hasTools)(
 
       const again = await pr();
       expect(again.json.status).toBe('unchanged');
-      const saved = again.json.checks as Array<{ id: string; detail: string }>;
+      expect(again.json.checksReused).toMatchObject({ command: 'pr' });
+      expect(again.json.checks).toEqual(checks);
+      expect(again.stderr).not.toMatch(/Running `(cmake|ninja)/);
+
+      const rechecked = await pr('--recheck');
+      expect(rechecked.json).toMatchObject({ status: 'unchanged', checksReused: null });
+      const saved = rechecked.json.checks as Array<{ id: string; detail: string }>;
       expect(saved.find((c) => c.id === 'linux-build')?.detail).toContain('saved results');
       expect(saved.find((c) => c.id === 'tests-fail-without-implementation')?.detail).toContain('saved result');
-      expect(again.stderr).not.toMatch(/Running `(cmake|ninja)/);
+      expect(rechecked.stderr).not.toMatch(/Running `(cmake|ninja)/);
     });
   },
 );
@@ -691,5 +698,124 @@ describe('pr --push: a review fix pushed by hand, brought into the series as the
     expect(git(w.fork, 'show', `${tip}:${file}`)).toMatch(/\/\/ Reviewed\.\n$/);
     expect(git(w.fork, 'rev-parse', `${tip}^`).trim()).toBe(w.upstream.sha);
     expect(Object.entries(w.forkRefs()).find(([ref]) => ref.includes('/backup/'))?.[1]).toBe(hand);
+  });
+});
+
+describe("pr --push: a passing run of verify's checks with the same inputs stands in for them", () => {
+  let w: World;
+  /** Each call of the compiler the Metal type-check asks for (CLANGXX), one line per call: the checks ran. */
+  let calls: string;
+  // The PR text checks, and the Metal type-check, which asks CLANGXX for its version (this one fails, so the check is
+  // not checked and, as nobody asked for it, not required): its calls show whether the checks ran.
+  const CHECKS = ['--skip', 'format', 'docs', 'build'];
+  const ran = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0);
+  const verify = (...args: string[]) => runCli(['verify', '--json', ...args], { cwd: w.project, env: w.env });
+
+  beforeAll(async () => {
+    const bin = tempDir('msp-clang-');
+    calls = path.join(bin, 'calls');
+    const clang = path.join(bin, 'clang++');
+    writeFileSync(clang, `#!/bin/sh\necho "$*" >> '${calls}'\nexit 1\n`);
+    chmodSync(clang, 0o755);
+    w = await makeWorld({ CLANGXX: clang });
+  });
+
+  it('verify passes; then pr --push reuses its result, says so, and runs no check', async () => {
+    const verified = await verify(...CHECKS);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.json.ready).toBe(true);
+    const afterVerify = ran();
+    expect(afterVerify).toBeGreaterThan(0);
+
+    const result = await w.pr(...CHECKS);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.status).toBe('created');
+    expect(result.json.checksReused).toMatchObject({
+      command: 'verify',
+      inputs: expect.stringMatching(/^[0-9a-f]{12}$/),
+    });
+    expect(Date.parse(result.json.checksReused.at as string)).not.toBeNaN();
+    expect(result.json.checks).toEqual(verified.json.checks);
+    expect(result.json.skipped).toEqual(verified.json.skipped);
+    expect(ran()).toBe(afterVerify);
+
+    const human = await runCli(['pr', '--push', '--fork', w.fork, ...CHECKS], { cwd: w.project, env: w.env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(
+      `  verify's checks: 3 passed (the result of verify at ${result.json.checksReused.at} for the same inputs, ${result.json.checksReused.inputs}; --recheck runs them again), left out (--skip): `,
+    );
+    expect(ran()).toBe(afterVerify);
+  });
+
+  it('--recheck runs them; a run of pr that passes is saved in turn', async () => {
+    const before = ran();
+    const result = await w.pr(...CHECKS, '--recheck');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json.checksReused).toBeNull();
+    expect(ran()).toBeGreaterThan(before);
+    const human = await runCli(['pr', '--push', '--fork', w.fork, ...CHECKS, '--recheck'], {
+      cwd: w.project,
+      env: w.env,
+    });
+    expect(human.stdout).toMatch(/^ {2}verify's checks: 3 passed, left out \(--skip\): /m);
+
+    const after = ran();
+    const again = await w.pr(...CHECKS);
+    expect(again.json.checksReused).toMatchObject({ command: 'pr' });
+    expect(ran()).toBe(after);
+  });
+
+  it('another --skip, or another option the checks read, runs them', async () => {
+    const before = ran();
+    const other = await w.pr('--skip', 'format', 'docs', 'build', 'pr-ai-disclosure');
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.json.checksReused).toBeNull();
+    expect(ran()).toBeGreaterThan(before);
+
+    const next = ran();
+    const offline = await w.pr(...CHECKS, '--offline');
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.json.checksReused).toBeNull();
+    expect(ran()).toBeGreaterThan(next);
+  });
+
+  it('after a pr/ text changes, or a template changes and is applied: the checks run again', async () => {
+    // One run is saved, the last that passed: here --offline's, so this one runs and is saved, and the next reuses it.
+    expect((await w.pr(...CHECKS)).json.checksReused).toBeNull();
+    expect((await w.pr(...CHECKS)).json.checksReused).toMatchObject({ command: 'pr' });
+    writePrText(w.project, MESSAGE, `${DESCRIPTION}\nTested on Linux.\n`);
+    const before = ran();
+    const text = await w.pr(...CHECKS);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.json.checksReused).toBeNull();
+    expect(ran()).toBeGreaterThan(before);
+
+    const file = path.join(w.project, 'templates/mlx/backend/metal/storage_view.cpp');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}// v2\n`);
+    expect((await runCli(['apply'], { cwd: w.project, env: w.env })).code).toBe(0);
+    const next = ran();
+    const changed = await w.pr(...CHECKS);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.json).toMatchObject({ status: 'updated', checksReused: null });
+    expect(ran()).toBeGreaterThan(next);
+  });
+
+  it('a run that fails is never reused: each pr runs the checks again and refuses', async () => {
+    // Asked for with --require-metal, the Metal type-check is required, and this compiler fails it.
+    const failed = await verify(...CHECKS, '--require-metal');
+    expect(failed.code).toBe(1);
+    for (const _ of [1, 2]) {
+      const before = ran();
+      const refused = await w.pr(...CHECKS, '--require-metal');
+      expect(refused.code).toBe(1);
+      expect(refused.json.error.code).toBe('CHECK_FAILED');
+      expect(ran()).toBeGreaterThan(before);
+    }
+  });
+
+  it('--recheck with --skip-checks: a usage error (2)', async () => {
+    const result = await w.pr('--recheck', '--skip-checks');
+    expect(result.code).toBe(2);
+    expect(result.json.error.message).toContain('--recheck');
   });
 });

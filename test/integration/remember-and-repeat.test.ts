@@ -54,6 +54,26 @@ describe('hints that repeat what the user typed', () => {
     expect(hint).toContain(`mlx-storage-pr apply --mlx-repo ${upstream.dir} --workdir ${workdir}`);
   });
 
+  it('an interrupted test names the source and --offline to run it again with', async () => {
+    const upstream = makeUpstream();
+    const project = makeProject(upstream.sha);
+    const workdir = `${tempDir()}/work`;
+    const applied = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir], { cwd: project });
+    expect(applied.code, applied.stderr).toBe(0);
+    const stop = new AbortController();
+    const result = await runCli(['test', '--offline', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
+      cwd: project,
+      seams: { pauseAt: 'lock-taken' },
+      signal: stop.signal,
+      onStderr: (text) => {
+        if (text.includes('[test pause]')) stop.abort();
+      },
+    });
+    expect(result.code, result.stderr).toBe(130);
+    const hint = (result.json as { error: { hint: string } }).error.hint;
+    expect(hint).toContain(`mlx-storage-pr test --mlx-repo ${upstream.dir} --offline --workdir ${workdir}`);
+  });
+
   it('a first apply interrupted while git fetches has recorded its source: a bare apply after it uses that source', async () => {
     const upstream = makeUpstream();
     const project = makeProject(upstream.sha);

@@ -20,15 +20,15 @@ export const testCommand = defineCommand({
         y.option('tests', {
           type: 'string',
           placeholder: 'filter',
-          describe: 'doctest filter: run only matching test cases (e.g. "test my op*")',
+          describe:
+            'doctest filter: run only matching test cases (e.g. "test my op*"); when it matches Metal-only cases, the twin runs them too (Linux)',
         }),
       ),
     )
       .option('metal-twin', {
         type: 'boolean',
-        default: false,
         describe:
-          "Also run the Metal-only cases on Linux against the host twin of metal-cpp (twin/): the PR's logic, not Metal itself",
+          "Also run the Metal-only cases on Linux against the host twin of metal-cpp (twin/): the PR's logic, not Metal itself. Without it, the twin runs when --tests matches Metal-only cases; --no-metal-twin leaves it out",
       })
       .option('metal-only', {
         type: 'boolean',
@@ -59,7 +59,10 @@ export const testCommand = defineCommand({
         describe: "Compilers to run at once (cmake --build --parallel; default: Ninja's own, one per CPU and 2)",
       })
       .example('$0 test --offline', 'build and run the whole suite from system packages')
-      .example('$0 test --tests "test my op*"', 'the quick loop on the new cases')
+      .example(
+        '$0 test --tests "test my op*"',
+        'the quick loop on the new cases (and on the twin, those that are Metal-only)',
+      )
       .example('$0 test --offline --metal-twin --no-suite', 'the Metal-only cases on the host twin, alone')
       .example(
         '$0 test --offline --upstream-ci',
@@ -88,7 +91,8 @@ export const testCommand = defineCommand({
       offline: o.offline,
       depsDir: o.depsDir,
       baseline: o.baseline,
-      metalTwin: o.metalTwin && twinApplies,
+      metalTwin: o.metalTwin === true && twinApplies,
+      twinWhenTestsMatch: o.metalTwin === undefined,
       ...(o.metalOnly && metal ? { sourceFile: metal.tests.map((f) => `*/${f}`).join(',') } : {}),
       suite: o.suite,
       sanitize: o.sanitize,

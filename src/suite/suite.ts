@@ -31,7 +31,8 @@ import {
   type SoloCase,
 } from './sanitize.js';
 import { reportsInLog, runSanitized, type SanitizedRun } from './sanitize-run.js';
-import { runTwin, twinBuildArgs, twinSpec, verifyTwinPossible, type TwinData } from './twin-run.js';
+import { runTwin, twinBuildArgs, twinSpec, type TwinData } from './twin-run.js';
+import { chooseTwin, type TwinChoice } from './twin-filter.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
 export interface SuiteOptions {
@@ -43,6 +44,12 @@ export interface SuiteOptions {
   cmakeArgs?: string[] | undefined;
   /** Also build and run the Metal-only cases against the host twin of metal-cpp (Linux only). */
   metalTwin?: boolean | undefined;
+  /**
+   * Without metalTwin: also run the twin when `tests` matches a case of the
+   * Metal-only test files and the twin can run here (`test --tests` without
+   * --metal-twin or --no-metal-twin).
+   */
+  twinWhenTestsMatch?: boolean | undefined;
   /** Build and run the normal suite (the default); false with metalTwin runs the twin alone. */
   suite?: boolean | undefined;
   /** Run only the cases defined in these files (doctest --source-file patterns, comma-separated). */
@@ -86,7 +93,7 @@ export interface TestData {
     baseline: string | null;
     failures: SourcedFailure[];
   }>;
-  /** The Metal twin run (test --metal-twin), or null. */
+  /** The Metal twin run (test --metal-twin, or --tests matching Metal-only cases), or null. */
   twin: TwinRunData | null;
   /** The sanitizer lane (test --sanitize), or null. */
   sanitizer: SanitizerData | null;
@@ -181,6 +188,8 @@ const SavedTestDataSchema = z
 /** The twin run as `test` reports it: each failure with the template or patch line it comes from. */
 export type TwinRunData = Omit<TwinData, 'cases'> & {
   cases: Array<Omit<TwinData['cases'][number], 'failures'> & { failures: SourcedFailure[] }>;
+  /** What made it run: --metal-twin, or a --tests filter that matches Metal-only cases. */
+  chosenBy: TwinChoice;
 };
 
 /** A failed assertion, with the template or patch line it comes from (null: MLX's own line, or a file edited in the checkout). */
@@ -449,7 +458,7 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
 
   const buildDir = target.patchedLayout.build(setup.key);
   const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
-  if (options.metalTwin) await verifyTwinPossible(ctx, patchedSpec);
+  const twinChosenBy = await chooseTwin(ctx, git.dir, patchedSpec, options);
   const runsSuite = options.suite !== false;
   const useBaseline = runsSuite && options.baseline !== false;
   const sanitizer = setup.sanitizer;
@@ -479,8 +488,11 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
     }
   }
   const twin =
-    options.metalTwin && notApplicable === null
-      ? await runTwin(ctx, patchedSpec, { filter: options.tests, sanitized: sanitizer !== null })
+    twinChosenBy !== null && notApplicable === null
+      ? {
+          ...(await runTwin(ctx, patchedSpec, { filter: options.tests, sanitized: sanitizer !== null })),
+          chosenBy: twinChosenBy,
+        }
       : null;
   const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
   if (options.tests && matched === 0 && notApplicable === null)
@@ -563,7 +575,7 @@ function testData(
     summary: Summary;
     classified: ClassifiedCase[];
     sanitizer: TestData['sanitizer'];
-    twin: TwinData | null;
+    twin: (TwinData & { chosenBy: TwinChoice }) | null;
   },
 ): TestData {
   const { patched: git, plan, localEdits } = target;

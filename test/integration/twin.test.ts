@@ -3,6 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { TWIN_DIR } from '../../src/suite/twin-run.js';
 import { git, makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
 
 const hasTools = [
@@ -24,6 +25,7 @@ let env: Record<string, string>;
 let checkout: string;
 
 const run = (...args: string[]) => runCli([...args, '--json'], { cwd: project, env });
+const names = (cases: Array<{ name: string }>) => cases.map((c) => c.name);
 const read = (file: string) => readFileSync(path.join(project, file), 'utf8');
 const write = (file: string, text: string) => writeFileSync(path.join(project, file), text);
 const mutantsFile = () => JSON.parse(read('mutants.json')) as { mutants: Array<Record<string, string>> };
@@ -70,6 +72,7 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     ]);
     // The same build folder as the suite.
     expect(result.json.twin.binary.startsWith(result.json.buildDir)).toBe(true);
+    expect(result.json.twin.chosenBy).toBe('metal-twin');
     const human = await runCli(['test', '--offline', '--metal-twin'], { cwd: project, env });
     expect(human.stdout).toContain('Metal twin (host stand-in for metal-cpp on a Linux build, not a Metal run)');
     expect(human.stdout).toContain('cannot show (only a Mac can)');
@@ -81,6 +84,52 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     expect(result.json.suiteRan).toBe(false);
     expect(result.json.cases).toEqual([]);
     expect(result.json.twin.cases.map((c: { name: string }) => c.name)).toEqual(['test twin length']);
+  });
+
+  it('--tests without --metal-twin runs the twin too when the filter matches a Metal-only case, and says so', async () => {
+    const result = await run('test', '--offline', '--tests', '*LENGTH*');
+    expect(result.code, result.stderr).toBe(0);
+    expect(names(result.json.cases)).toEqual(['test buffer bytes follow the length', 'test stub length']);
+    expect(result.json.twin.chosenBy).toBe('tests');
+    expect(names(result.json.twin.cases)).toEqual(['test twin length']);
+    expect(result.stderr).toContain(
+      'Metal twin: the filter matches 1 Metal-only case(s); running them on the host twin (--no-metal-twin leaves it out)',
+    );
+    // A filter that matches only Metal-only cases: the suite runs none, and that is no usage error.
+    const only = await run('test', '--offline', '--tests', 'test twin *,*nothing*');
+    expect(only.code, only.stderr).toBe(0);
+    expect(only.json.cases).toEqual([]);
+    expect(names(only.json.twin.cases)).toEqual(['test twin length', 'test twin contents']);
+    expect(only.stderr).toContain('Metal twin: the filter matches 2 Metal-only case(s)');
+  });
+
+  it('--no-metal-twin leaves the twin out, and a filter that matches no Metal-only case does not run it', async () => {
+    const left = await run('test', '--offline', '--tests', '*length*', '--no-metal-twin');
+    expect(left.code, left.stderr).toBe(0);
+    expect(names(left.json.cases)).toEqual(['test buffer bytes follow the length', 'test stub length']);
+    expect(left.json.twin).toBeNull();
+    expect(left.stderr).not.toContain('Metal twin:');
+    const stub = await run('test', '--offline', '--tests', '*stub*');
+    expect(stub.code, stub.stderr).toBe(0);
+    expect(names(stub.json.cases)).toEqual(['test stub length']);
+    expect(stub.json.twin).toBeNull();
+    expect(stub.stderr).not.toContain('Metal twin:');
+  });
+
+  it('--tests matching a Metal-only case where the twin cannot run: the suite runs, and one line says why', async () => {
+    const mine = path.join(tempDir(), 'mine.cmake');
+    writeFileSync(mine, "# the user's own\n");
+    const result = await runCli(
+      ['test', '--offline', '--tests', '*length*', '--json', '--', `-DCMAKE_PROJECT_INCLUDE=${mine}`],
+      { cwd: project, env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(names(result.json.cases)).toEqual(['test buffer bytes follow the length', 'test stub length']);
+    expect(result.json.twin).toBeNull();
+    const said = result.stderr.split('\n').filter((l) => l.startsWith('Metal twin:'));
+    expect(said).toEqual([
+      `Metal twin: the filter matches 1 Metal-only case(s), but the twin cannot run here: -DCMAKE_PROJECT_INCLUDE=${mine}: the Metal twin loads its CMake module (${path.join(TWIN_DIR, 'metal-twin.cmake')}) through CMAKE_PROJECT_INCLUDE, and this argument would replace it.`,
+    ]);
   });
 
   it('reports a failing Metal-only case as a failure, with the template line', async () => {

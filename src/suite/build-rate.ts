@@ -45,7 +45,7 @@ export function estimateText(steps: number, rates: Rates, jobs: number | undefin
   if (steps < ESTIMATE_MIN_STEPS) return null;
   const rate = rates[String(jobs ?? 'default')];
   if (rate !== undefined)
-    return `${steps} steps to build, at most about ${duration(steps * rate)} at this machine's slowest rate so far (${rate.toFixed(1)} s a step)`;
+    return `${steps} steps to build, at most about ${duration(steps * rate)} at this machine's slowest rate so far (${rate.toFixed(1)} s a step), less for what ccache already holds`;
   const parallel = Math.max(1, Math.min(jobs ?? cores, cores));
   return `${steps} steps to build, roughly ${duration((steps * FIRST_GUESS_CORE_SECONDS) / parallel)} with ${parallel} job(s) when nothing is cached (a first guess; ccache makes later builds faster)`;
 }

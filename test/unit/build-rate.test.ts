@@ -24,7 +24,7 @@ describe('the estimate said before a big build', () => {
 
   it("uses this machine's slowest rate with as many jobs", () => {
     expect(estimateText(120, { '2': 3.25, '4': 1 }, 2, 8)).toBe(
-      "120 steps to build, at most about 7 min at this machine's slowest rate so far (3.3 s a step)",
+      "120 steps to build, at most about 7 min at this machine's slowest rate so far (3.3 s a step), less for what ccache already holds",
     );
     expect(estimateText(60, { '4': 1 }, 4, 8)).toContain('at most about 60 s');
     // No rate for these jobs: the first guess.

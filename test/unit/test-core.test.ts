@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { createProgress } from '../../src/adapters/progress.js';
+import { matchesDoctestFilter } from '../../src/core/test-cases.js';
 import { classify, isBlocking, summarize } from '../../src/suite/baseline.js';
 import {
   closeCaseNames,
@@ -78,8 +79,11 @@ describe('parseDoctestXml', () => {
     );
     expect(run.cases[0]).toMatchObject({ status: 'crashed', failures: [{ message: 'crash: SIGSEGV' }] });
   });
-  it('escapes filter wildcards', () => {
-    expect(doctestFilterEscape('a*b?c,d')).toBe('a\\*b\\?c\\,d');
+  it('a case name made into a filter matches that case, as doctest reads filters (only \\, and \\\\ are escapes)', () => {
+    for (const name of ['test a*b', 'test a?b', 'test [x] y', 'test a,b', 'test a\\b', 'test a\\,b', 'test *,?[]\\'])
+      expect(matchesDoctestFilter(doctestFilterEscape(name), name), name).toBe(true);
+    // A comma would split the filter in two, so it is escaped.
+    expect(matchesDoctestFilter(doctestFilterEscape('test a,b'), 'test a')).toBe(false);
   });
 });
 

@@ -34,6 +34,7 @@ describe.skipIf(!hasTools || !onPath('nm'))(
     let blocked: Awaited<ReturnType<typeof listener>>;
     let project: string;
     let fork: string;
+    let pinned: string;
     let env: Record<string, string>;
 
     beforeAll(async () => {
@@ -44,6 +45,7 @@ describe.skipIf(!hasTools || !onPath('nm'))(
         const file = path.join(dir, 'tests', 'CMakeLists.txt');
         writeFileSync(file, readFileSync(file, 'utf8').replace('http://127.0.0.1:9', blocked.url));
       });
+      pinned = upstream.sha;
       project = makeProject(upstream.sha, 'twin/project');
       editConfig(project, (config) => {
         (config['upstream'] as Record<string, unknown>)['metalCpp'] = { url: `${blocked.url}/metal-cpp_26.zip` };
@@ -72,18 +74,19 @@ describe.skipIf(!hasTools || !onPath('nm'))(
       blocked.close();
     });
 
-    it('doctor, apply, status, test, verify and pr --push: nothing connects to the proxy or the blocked host', async () => {
+    it('apply, doctor, status, test, check-metal, verify, pr --push, check --build, export and clean: nothing connects to the proxy or the blocked host', async () => {
       const runs: Array<[string[], number[]]> = [
         [['apply'], [0]],
         [['doctor'], [0, 9]],
         [['status'], [0]],
         [['test', '--metal-twin'], [0]],
         [['check-metal'], [9]],
-        [['verify'], [0, 1]],
-        [
-          ['pr', '--push', '--fork', fork],
-          [0, 1],
-        ],
+        // The fixture has no .clang-format, so C++ formatting is not checked and verify is not ready.
+        [['verify'], [1]],
+        [['pr', '--push', '--fork', fork, '--skip', 'format'], [0]],
+        [['check', '--against', pinned, '--build'], [0]],
+        [['export', '--dry-run'], [0]],
+        [['clean', '--dry-run'], [0]],
       ];
       for (const [args, codes] of runs) {
         const result = await runCli([...args, '--json'], { cwd: project, env });

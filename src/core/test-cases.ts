@@ -91,12 +91,13 @@ function wildcardMatches(name: Uint8Array, pattern: Uint8Array): boolean {
   let star = -1;
   let retry = 0;
   while (n < name.length) {
-    if (p < pattern.length && (pattern[p] === QUESTION || pattern[p] === name[n])) {
-      n++;
-      p++;
-    } else if (p < pattern.length && pattern[p] === STAR) {
+    // A `*` in the pattern is a wildcard even where the name holds a `*` too.
+    if (p < pattern.length && pattern[p] === STAR) {
       star = p++;
       retry = n;
+    } else if (p < pattern.length && (pattern[p] === QUESTION || pattern[p] === name[n])) {
+      n++;
+      p++;
     } else if (star >= 0) {
       p = star + 1;
       n = ++retry;

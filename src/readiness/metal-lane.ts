@@ -223,6 +223,8 @@ export async function metalTypeCheckItem(
     include?: string[] | undefined;
     requireMetal?: boolean | undefined;
     offline?: boolean | undefined;
+    /** A folder of local dependencies implies offline. */
+    depsDir?: string | undefined;
   },
   base: Pick<ReportItem, 'id' | 'title' | 'required'>,
 ): Promise<ReportItem> {
@@ -235,7 +237,7 @@ export async function metalTypeCheckItem(
       metalCpp: options.metalCpp,
       jobs: options.jobs,
       includes: options.include ?? [],
-      offline: options.offline,
+      offline: options.offline === true || options.depsDir !== undefined,
     });
     const summary = lane.summary.lines[lane.summary.lines.length - 1] ?? '';
     if (lane.summary.ok)

@@ -14,7 +14,7 @@ export const ESTIMATE_MIN_STEPS = 50;
 /** Seconds of one core a step of MLX's `tests` target takes when nothing is cached (2 cores, g++ 12, Release). */
 const FIRST_GUESS_CORE_SECONDS = 7;
 
-/** The slowest wall seconds a step has taken here, per number of jobs. */
+/** The slowest wall seconds a step has taken here, per kind of build (its folder's name: build type, compiler, options) and number of jobs. */
 const RatesSchema = z.record(z.string(), z.number().positive());
 export type Rates = z.infer<typeof RatesSchema>;
 
@@ -22,14 +22,16 @@ export async function readRates(file: string): Promise<Rates> {
   return (await readJsonFile(file, RatesSchema)) ?? {};
 }
 
-/** Keeps the slowest rate per number of jobs: a build that ccache made fast does not lower the estimate. */
-export async function saveRate(
-  file: string,
-  build: { steps: number; seconds: number; jobs: number | undefined },
-): Promise<void> {
+/** The key of a kind of build in the rates: its folder's name and the number of jobs. */
+export function rateKey(buildDir: string, jobs: number | undefined): string {
+  return `${path.basename(buildDir)} -j${jobs ?? 'default'}`;
+}
+
+/** Keeps the slowest rate per kind of build: a build that ccache made fast does not lower the estimate. */
+export async function saveRate(file: string, build: { key: string; steps: number; seconds: number }): Promise<void> {
   if (build.steps < ESTIMATE_MIN_STEPS) return;
   const rates = await readRates(file);
-  const key = String(build.jobs ?? 'default');
+  const key = build.key;
   const rate = build.seconds / build.steps;
   if ((rates[key] ?? 0) >= rate) return;
   await mkdir(path.dirname(file), { recursive: true });
@@ -41,11 +43,17 @@ export async function saveRate(
  * rate so far with as many jobs, or a first guess from the cores in use.
  * Null for an incremental build.
  */
-export function estimateText(steps: number, rates: Rates, jobs: number | undefined, cores: number): string | null {
+export function estimateText(
+  steps: number,
+  rates: Rates,
+  build: { key: string; jobs: number | undefined },
+  cores: number,
+): string | null {
   if (steps < ESTIMATE_MIN_STEPS) return null;
-  const rate = rates[String(jobs ?? 'default')];
+  const rate = rates[build.key];
+  const jobs = build.jobs;
   if (rate !== undefined)
-    return `${steps} steps to build, at most about ${duration(steps * rate)} at this machine's slowest rate so far (${rate.toFixed(1)} s a step), less for what ccache already holds`;
+    return `${steps} steps to build, about ${duration(steps * rate)} at this machine's slowest rate so far for this build (${rate.toFixed(1)} s a step), less for what ccache already holds`;
   const parallel = Math.max(1, Math.min(jobs ?? cores, cores));
   return `${steps} steps to build, roughly ${duration((steps * FIRST_GUESS_CORE_SECONDS) / parallel)} with ${parallel} job(s) when nothing is cached (a first guess; ccache makes later builds faster)`;
 }

@@ -11,7 +11,7 @@ import { canConnect } from '../adapters/network.js';
 import { orFailure, ProcessError } from '../adapters/process-error.js';
 import { runLogged } from '../adapters/process.js';
 import { createProgress } from '../adapters/progress.js';
-import { estimateText, readRates, saveRate } from './build-rate.js';
+import { estimateText, rateKey, readRates, saveRate } from './build-rate.js';
 import { doctestFilterEscape, parseDoctestList, parseDoctestXml, type CaseResult, type DoctestRun } from './doctest.js';
 import { downloadSources, proxyFor } from './downloads.js';
 import { UserError } from '../core/errors.js';
@@ -168,6 +168,7 @@ export async function buildTarget(
   await writeFile(logs.build, '');
   const progress = createProgress(stream, spec.label);
   const rates = spec.rateFile ? await readRates(spec.rateFile) : null;
+  const key = rateKey(spec.buildDir, spec.jobs);
   const start = Date.now();
   let steps = 0;
   const result = await orFailure(
@@ -184,7 +185,7 @@ export async function buildTarget(
           const total = /^\[\d+\/(\d+)\]/.exec(line)?.[1];
           if (!total) return;
           if (steps === 0 && rates) {
-            const estimate = estimateText(Number(total), rates, spec.jobs, availableParallelism());
+            const estimate = estimateText(Number(total), rates, { key, jobs: spec.jobs }, availableParallelism());
             if (estimate) log.info(`${spec.label}: ${estimate}`);
           }
           steps = Number(total);
@@ -208,7 +209,11 @@ export async function buildTarget(
     );
   }
   const seconds = (Date.now() - start) / 1000;
-  if (spec.rateFile) await saveRate(spec.rateFile, { steps, seconds, jobs: spec.jobs });
+  // The rate only makes a later estimate: a cache folder that cannot be written does not fail the build.
+  if (spec.rateFile)
+    await saveRate(spec.rateFile, { key, steps, seconds }).catch((error: unknown) =>
+      log.debug(`build rate not saved in ${spec.rateFile}: ${String(error)}`),
+    );
   return { seconds, steps };
 }
 

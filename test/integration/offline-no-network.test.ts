@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -97,6 +97,21 @@ describe.skipIf(!hasTools || !onPath('nm'))(
           blocked: [],
         });
       }
+    });
+
+    it('--deps-dir implies offline: verify downloads no metal-cpp with it, though offline is not set', async () => {
+      const deps = tempDir('msp-deps-');
+      mkdirSync(path.join(deps, 'json'));
+      const only = ['--skip', 'format', 'docs', 'build', 'pr-text'];
+      const result = await runCli(['verify', '--deps-dir', deps, ...only, '--json'], {
+        cwd: project,
+        env: { ...env, MLX_STORAGE_PR_OFFLINE: '0' },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      // It got as far as metal-cpp, and took the offline path there.
+      expect(result.json.checks[0]).toMatchObject({ id: 'metal-typecheck', status: 'not-checked' });
+      expect(result.json.checks[0].detail).toContain('offline nothing is downloaded');
+      expect({ proxy: proxy.hits, blocked: blocked.hits }).toEqual({ proxy: [], blocked: [] });
     });
 
     it('the listeners notice a command that does go to the network (offline turned off)', async () => {

@@ -47,6 +47,13 @@ describe('matchesDoctestFilter', () => {
     expect(matches('*a*b*c', 'xaxcxb')).toBe(false);
   });
 
+  it('keeps * a wildcard when the name holds a * too', () => {
+    expect(matches('a*', 'a*b')).toBe(true);
+    expect(matches('x*z', 'x*yz')).toBe(true);
+    expect(matches('*x', '**x')).toBe(true);
+    expect(matches('a*c', 'a*b')).toBe(false);
+  });
+
   it('takes a comma-separated list: one matching pattern is enough', () => {
     expect(matches('*length*,*contents*', 'test twin contents')).toBe(true);
     expect(matches('*length*,*contents*', 'test stub')).toBe(false);

@@ -13,7 +13,7 @@ import { ExitCode, UserError } from '../core/errors.js';
 import { loadContext } from '../series/context.js';
 import { runMachineChecks } from '../readiness/registry.js';
 import { verifyDepsDir } from '../suite/offline-deps.js';
-import { OFFLINE_ENV } from './options.js';
+import { environmentSettings, OFFLINE_ENV } from './options.js';
 import { type CommandResult, defineCommand, type GlobalOptions } from './spec.js';
 
 export interface DoctorOptions extends GlobalOptions {
@@ -75,6 +75,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
   const depsDir = verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
   const offline = options.offline === true || options.depsDir !== undefined;
+  const metalCppGiven = environmentSettings(ctx.env).metalCpp;
   const results = await runMachineChecks(neededIds(commands, { offline }), {
     env: ctx.env,
     platform: ctx.platform,
@@ -85,6 +86,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
     metalCppCache: ctx.layout.metalCpp,
     metalCppPin: ctx.config.upstream.metalCpp,
     offline,
+    metalCppGiven: metalCppGiven === null ? null : path.resolve(ctx.cwd, metalCppGiven),
   });
   const report = doctorReport(commands, results, { offline });
   return {

@@ -251,11 +251,35 @@ export async function inspectMetalCpp(o: {
   pin?: { url: string; sha256?: string | undefined } | undefined;
   env: Env;
   offline: boolean;
+  /** The metal-cpp folder or zip set once (`MLX_STORAGE_PR_METAL_CPP`), an absolute path; null when unset. */
+  given: string | null;
 }): Promise<ReportItem> {
   const title = METAL_CPP_TITLE;
+  if (o.given !== null) {
+    const usable = o.given.endsWith('.zip') ? existsSync(o.given) : metalCppRoot(o.given) !== null;
+    return usable
+      ? { id: 'metal-cpp', title, status: 'pass', detail: `${o.given} (MLX_STORAGE_PR_METAL_CPP)`, required: true }
+      : {
+          id: 'metal-cpp',
+          title,
+          status: 'fail',
+          detail: `MLX_STORAGE_PR_METAL_CPP=${o.given} is not a metal-cpp folder (no Metal/Metal.hpp) or zip`,
+          fix: "Point MLX_STORAGE_PR_METAL_CPP at Apple's metal-cpp 26 (the folder or its zip)",
+          required: true,
+        };
+  }
   const url = o.pin?.url ?? DEFAULT_METAL_CPP_URL;
-  const cached = metalCppRoot(metalCppCache(o.cacheDir, url, o.pin?.sha256));
+  const cache = metalCppCache(o.cacheDir, url, o.pin?.sha256);
+  const cached = metalCppRoot(cache);
   if (cached !== null) return { id: 'metal-cpp', title, status: 'pass', detail: `cached at ${cached}`, required: true };
+  if (existsSync(`${cache}.zip`))
+    return {
+      id: 'metal-cpp',
+      title,
+      status: 'pass',
+      detail: `downloaded to ${cache}.zip, unpacked on first use`,
+      required: true,
+    };
   if (o.offline)
     return {
       id: 'metal-cpp',

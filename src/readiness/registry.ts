@@ -235,6 +235,8 @@ export interface MachineOptions {
   metalCppPin?: { url: string; sha256?: string | undefined } | undefined;
   /** Offline: nothing is downloaded, so no download host is probed. */
   offline: boolean;
+  /** The metal-cpp folder or zip set once in the environment, an absolute path; null when unset. */
+  metalCppGiven: string | null;
 }
 
 /** One check of the machine (`doctor`): what it checks, which commands need it, how it runs. */
@@ -385,7 +387,16 @@ export const MACHINE_CHECKS: readonly MachineCheck[] = [
     group: 'metal-typecheck',
     title: METAL_CPP_TITLE,
     needs: { 'check-metal': REQUIRED, verify: optional('the Metal type-check is not checked without --metal-cpp') },
-    run: (o) => one(inspectMetalCpp({ cacheDir: o.metalCppCache, pin: o.metalCppPin, env: o.env, offline: o.offline })),
+    run: (o) =>
+      one(
+        inspectMetalCpp({
+          cacheDir: o.metalCppCache,
+          pin: o.metalCppPin,
+          env: o.env,
+          offline: o.offline,
+          given: o.metalCppGiven,
+        }),
+      ),
   },
 ];
 

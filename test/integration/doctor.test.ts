@@ -193,6 +193,23 @@ describe('doctor checks what docs/commands.md says it checks', () => {
     expect(byId(present.json)['metal-cpp']).toMatchObject({ status: 'pass' });
     expect((byId(present.json)['metal-cpp'] as unknown as { detail: string }).detail).toContain(path.dirname(cached));
   });
+
+  it('offline, metal-cpp set once (MLX_STORAGE_PR_METAL_CPP) is ok without a probe; unset, FAIL naming the variable', async () => {
+    const workdir = tempDir();
+    const PATH = pathWith('git');
+    const given = path.join(tempDir(), 'metal-cpp');
+    mkdirSync(path.join(given, 'Metal'), { recursive: true });
+    writeFileSync(path.join(given, 'Metal', 'Metal.hpp'), '// stand-in\n');
+    const set = await run(['check-metal', '--offline', '--json', '--workdir', workdir], {
+      PATH,
+      MLX_STORAGE_PR_METAL_CPP: given,
+    });
+    expect(byId(set.json)['metal-cpp']).toMatchObject({ status: 'pass' });
+    expect((byId(set.json)['metal-cpp'] as unknown as { detail: string }).detail).toContain(given);
+    const unset = await run(['check-metal', '--offline', '--json', '--workdir', workdir], { PATH });
+    expect(byId(unset.json)['metal-cpp']).toMatchObject({ status: 'fail' });
+    expect((byId(unset.json)['metal-cpp'] as unknown as { fix: string }).fix).toContain('MLX_STORAGE_PR_METAL_CPP');
+  });
 });
 
 describe('the doctor table of docs/commands.md', () => {

@@ -25,8 +25,18 @@ import { skippedItems } from './skip.js';
 const PROJECT_FILES = [CONFIG_FILE, 'pr', MUTANTS_FILE, EQUIVALENTS_FILE];
 /** The tool's own files the checks read: the Metal twin and the shims of Apple's headers. */
 const TOOL_FILES = ['twin', 'shims'];
-/** The environment variables that choose the programs the checks run. */
-const TOOL_VARIABLES = ['PATH', 'CXX', 'CLANGXX', 'SPHINXBUILD'];
+/** The environment variables that choose the programs the checks run, and how they build. */
+const TOOL_VARIABLES = [
+  'PATH',
+  'CXX',
+  'CC',
+  'CLANGXX',
+  'SPHINXBUILD',
+  'CXXFLAGS',
+  'CFLAGS',
+  'LDFLAGS',
+  'CMAKE_PREFIX_PATH',
+];
 
 /** The inputs of a run of verify's checks, and their short name. */
 export interface ReadinessKey {
@@ -57,6 +67,8 @@ export async function readinessKey(ctx: Context, options: ReadinessItemsOptions)
   const files: Record<string, string | null> = {};
   for (const item of PROJECT_FILES) Object.assign(files, await digests(ctx.projectRoot, item, 'project'));
   for (const item of TOOL_FILES) Object.assign(files, await digests(PACKAGE_ROOT, item, 'tool'));
+  // The tool's own code, as one digest: an updated tool may check differently though its version is the same.
+  files['tool:dist'] = await toolCodeDigest(PACKAGE_ROOT);
   const resolve = (p: string | undefined) => (p === undefined ? undefined : path.resolve(ctx.cwd, p));
   const inputs = readinessInputs({
     tool: packageVersion(),
@@ -101,6 +113,13 @@ async function digests(root: string, item: string, origin: string): Promise<Reco
   for (const name of entries.sort(comparePaths))
     Object.assign(result, await digests(root, path.posix.join(item, name), origin));
   return result;
+}
+
+/** One digest of the tool's built code (`dist/` under `root`): it changes with any file there. */
+export async function toolCodeDigest(root: string): Promise<string> {
+  return createHash('sha256')
+    .update(JSON.stringify(await digests(root, 'dist', 'tool')))
+    .digest('hex');
 }
 
 /** The passing checks saved for exactly these inputs, or null. */

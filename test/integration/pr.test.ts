@@ -777,6 +777,17 @@ describe("pr --push: a passing run of verify's checks with the same inputs stand
     expect(offline.code, offline.stderr).toBe(0);
     expect(offline.json.checksReused).toBeNull();
     expect(ran()).toBeGreaterThan(next);
+
+    // The compiler flags of the environment change the build: the checks run.
+    expect((await w.pr(...CHECKS, '--offline')).json.checksReused).toMatchObject({ command: 'pr' });
+    const flagged = ran();
+    const flags = await runCli(['pr', '--push', '--fork', w.fork, '--json', ...CHECKS, '--offline'], {
+      cwd: w.project,
+      env: { ...w.env, CXXFLAGS: '-O0' },
+    });
+    expect(flags.code, flags.stderr).toBe(0);
+    expect(flags.json.checksReused).toBeNull();
+    expect(ran()).toBeGreaterThan(flagged);
   });
 
   it('after a pr/ text changes, or a template changes and is applied: the checks run again', async () => {

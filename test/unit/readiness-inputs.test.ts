@@ -1,5 +1,10 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 
+import { toolCodeDigest } from '../../src/readiness/saved-readiness.js';
 import { inputsName, readinessInputs, type ReadinessInputParts } from '../../src/core/readiness-inputs.js';
 
 const parts: ReadinessInputParts = {
@@ -61,5 +66,21 @@ describe('readinessInputs', () => {
       options: { offline: boolean };
     };
     expect(deps.options.offline).toBe(true);
+  });
+});
+
+describe("the tool's code in the inputs", () => {
+  it('one digest of dist/ that changes with any file there', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'msp-tool-'));
+    mkdirSync(path.join(root, 'dist', 'suite'), { recursive: true });
+    writeFileSync(path.join(root, 'dist', 'cli.js'), 'one\n');
+    const first = await toolCodeDigest(root);
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(await toolCodeDigest(root)).toBe(first);
+    writeFileSync(path.join(root, 'dist', 'cli.js'), 'two\n');
+    const second = await toolCodeDigest(root);
+    expect(second).not.toBe(first);
+    writeFileSync(path.join(root, 'dist', 'suite', 'new.js'), '');
+    expect(await toolCodeDigest(root)).not.toBe(second);
   });
 });

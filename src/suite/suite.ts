@@ -458,7 +458,8 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
 
   const buildDir = target.patchedLayout.build(setup.key);
   const patchedSpec = treeSpec(ctx, git.dir, buildDir, setup, 'patched');
-  const twinChosenBy = await chooseTwin(ctx, git.dir, patchedSpec, options);
+  const twinChoice = await chooseTwin(ctx, git.dir, patchedSpec, options);
+  const twinChosenBy = twinChoice.chosenBy;
   const runsSuite = options.suite !== false;
   const useBaseline = runsSuite && options.baseline !== false;
   const sanitizer = setup.sanitizer;
@@ -495,8 +496,19 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
         }
       : null;
   const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
-  if (options.tests && matched === 0 && notApplicable === null)
+  if (options.tests && matched === 0 && notApplicable === null) {
+    const declined = twinChoice.declined;
+    if (declined)
+      throw new UserError(
+        'USAGE',
+        `--tests "${options.tests}" matches ${declined.matched} Metal-only case(s) and no other, and the twin cannot run here: ${declined.why}`,
+        {
+          hint:
+            declined.hint ?? 'Run the Metal-only cases on a Mac, or where the twin can run (Linux, a static build).',
+        },
+      );
     throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
+  }
 
   if (useBaseline && !sanitizer) baseline = await baselineRun(ctx, target, setup, stream);
   const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);

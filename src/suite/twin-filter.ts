@@ -10,7 +10,16 @@ import { verifyTwinPossible } from './twin-run.js';
 export type TwinChoice = 'metal-twin' | 'tests';
 
 /**
- * Whether a run builds and runs the twin, and why (null: it does not).
+ * Whether the twin runs and why (`chosenBy`; null: it does not). `declined`:
+ * the filter matches Metal-only cases, but the twin cannot run here (`why`).
+ */
+export interface TwinDecision {
+  chosenBy: TwinChoice | null;
+  declined: { matched: number; why: string; hint: string | undefined } | null;
+}
+
+/**
+ * Whether a run builds and runs the twin, and why.
  * `--metal-twin` runs it, and is refused where the twin cannot run.
  * Otherwise, with `twinWhenTestsMatch`, a `--tests` filter that matches a
  * case of the Metal-only test files in `checkout` runs it where it can.
@@ -20,34 +29,36 @@ export async function chooseTwin(
   checkout: string,
   spec: BuildSpec,
   options: { metalTwin?: boolean | undefined; twinWhenTestsMatch?: boolean | undefined; tests?: string | undefined },
-): Promise<TwinChoice | null> {
+): Promise<TwinDecision> {
   if (options.metalTwin) {
     await verifyTwinPossible(ctx, spec);
-    return 'metal-twin';
+    return { chosenBy: 'metal-twin', declined: null };
   }
-  if (!options.twinWhenTestsMatch || options.tests === undefined) return null;
-  return (await twinForFilter(ctx, checkout, spec, options.tests)) ? 'tests' : null;
+  if (!options.twinWhenTestsMatch || options.tests === undefined) return { chosenBy: null, declined: null };
+  return twinForFilter(ctx, checkout, spec, options.tests);
 }
 
 /**
- * True when `filter` matches a case of the Metal-only test files and the twin
- * can run here. When it matches one, one line says whether the twin runs.
+ * The twin runs when `filter` matches a case of the Metal-only test files and
+ * the twin can run here. When it matches one, one line says whether it runs.
  */
-async function twinForFilter(ctx: Context, checkout: string, spec: BuildSpec, filter: string): Promise<boolean> {
+async function twinForFilter(ctx: Context, checkout: string, spec: BuildSpec, filter: string): Promise<TwinDecision> {
+  const none = { chosenBy: null, declined: null };
   const metal = seriesRoles(ctx.config).metal;
-  if (metal === null) return false;
+  if (metal === null) return none;
   const matched = await metalCasesMatching(checkout, metal.tests, filter);
-  if (matched === 0) return false;
+  if (matched === 0) return none;
   const found = `Metal twin: the filter matches ${matched} Metal-only case(s)`;
   try {
     await verifyTwinPossible(ctx, spec);
   } catch (error) {
     if (!isUserError(error)) throw error;
-    ctx.log.info(`${found}, but the twin cannot run here: ${error.message.split('\n')[0] ?? ''}`);
-    return false;
+    const why = error.message.split('\n')[0] ?? '';
+    ctx.log.info(`${found}, but the twin cannot run here: ${why}`);
+    return { chosenBy: null, declined: { matched, why, hint: error.hint } };
   }
   ctx.log.info(`${found}; running them on the host twin (--no-metal-twin leaves it out)`);
-  return true;
+  return { chosenBy: 'tests', declined: null };
 }
 
 /** How many cases of the test files `files` (in `checkout`, never through a link) `filter` matches. */

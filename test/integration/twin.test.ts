@@ -132,6 +132,22 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
     ]);
   });
 
+  it('a filter that matches only Metal-only cases where the twin cannot run: the error names the twin, not "matches none"', async () => {
+    const mine = path.join(tempDir(), 'mine.cmake');
+    writeFileSync(mine, "# the user's own\n");
+    const result = await runCli(
+      ['test', '--offline', '--tests', 'test twin length', '--json', '--', `-DCMAKE_PROJECT_INCLUDE=${mine}`],
+      { cwd: project, env },
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.json.error.code).toBe('USAGE');
+    expect(result.json.error.message).toContain('matches 1 Metal-only case(s) and no other');
+    expect(result.json.error.message).toContain('the twin cannot run here');
+    expect(result.json.error.message).not.toContain('matches none');
+    // The twin's own fix for what keeps it from running.
+    expect(result.json.error.hint).toContain('CMAKE_PROJECT_TOP_LEVEL_INCLUDES');
+  });
+
   it('reports a failing Metal-only case as a failure, with the template line', async () => {
     const broken = read(SOURCE).replace('->length())', '->length() - 1)');
     await withEdit(SOURCE, broken, async () => {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 
 import { describe, expect, it } from 'vitest';
 
+import type { PausePoint } from '../../src/adapters/interrupt.js';
 import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
 
 describe('apply checks before it promises, and leaves nothing when it fails', () => {
@@ -35,20 +36,29 @@ describe('apply checks before it promises, and leaves nothing when it fails', ()
   });
 });
 
+/** Runs the CLI in `project` and sends it Ctrl-C when it pauses at `point`. */
+function interruptedAt(point: PausePoint, args: string[], project: string) {
+  const stop = new AbortController();
+  return runCli(args, {
+    cwd: project,
+    seams: { pauseAt: point },
+    signal: stop.signal,
+    onStderr: (text) => {
+      if (text.includes('[test pause]')) stop.abort();
+    },
+  });
+}
+
 describe('hints that repeat what the user typed', () => {
   it('an interrupted apply names the source and the build options to run it again with', async () => {
     const upstream = makeUpstream();
     const project = makeProject(upstream.sha);
     const workdir = `${tempDir()}/work`;
-    const stop = new AbortController();
-    const result = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
-      cwd: project,
-      seams: { pauseAt: 'lock-taken' },
-      signal: stop.signal,
-      onStderr: (text) => {
-        if (text.includes('[test pause]')) stop.abort();
-      },
-    });
+    const result = await interruptedAt(
+      'lock-taken',
+      ['apply', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'],
+      project,
+    );
     expect(result.code, result.stderr).toBe(130);
     const hint = (result.json as { error: { hint: string } }).error.hint;
     expect(hint).toContain(`mlx-storage-pr apply --mlx-repo ${upstream.dir} --workdir ${workdir}`);
@@ -60,15 +70,11 @@ describe('hints that repeat what the user typed', () => {
     const workdir = `${tempDir()}/work`;
     const applied = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir], { cwd: project });
     expect(applied.code, applied.stderr).toBe(0);
-    const stop = new AbortController();
-    const result = await runCli(['test', '--offline', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'], {
-      cwd: project,
-      seams: { pauseAt: 'lock-taken' },
-      signal: stop.signal,
-      onStderr: (text) => {
-        if (text.includes('[test pause]')) stop.abort();
-      },
-    });
+    const result = await interruptedAt(
+      'lock-taken',
+      ['test', '--offline', '--mlx-repo', upstream.dir, '--workdir', workdir, '--json'],
+      project,
+    );
     expect(result.code, result.stderr).toBe(130);
     const hint = (result.json as { error: { hint: string } }).error.hint;
     expect(hint).toContain(`mlx-storage-pr test --mlx-repo ${upstream.dir} --offline --workdir ${workdir}`);
@@ -78,15 +84,11 @@ describe('hints that repeat what the user typed', () => {
     const upstream = makeUpstream();
     const project = makeProject(upstream.sha);
     const workdir = `${tempDir()}/work`;
-    const stop = new AbortController();
-    const interrupted = await runCli(['apply', '--mlx-repo', upstream.dir, '--workdir', workdir], {
-      cwd: project,
-      seams: { pauseAt: 'fetch-started' },
-      signal: stop.signal,
-      onStderr: (text) => {
-        if (text.includes('[test pause]')) stop.abort();
-      },
-    });
+    const interrupted = await interruptedAt(
+      'fetch-started',
+      ['apply', '--mlx-repo', upstream.dir, '--workdir', workdir],
+      project,
+    );
     expect(interrupted.code, interrupted.stderr).toBe(130);
     // No --mlx-repo and no MLX_REPO: the recorded source, not the config's upstream URL (which this test cannot reach).
     const again = await runCli(['apply', '--workdir', workdir, '--json'], { cwd: project, env: { MLX_REPO: '' } });

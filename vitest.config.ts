@@ -10,6 +10,8 @@ const BUDGET_MS = 600_000;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/cleanup.ts'],
     testTimeout: BUDGET_MS,
     hookTimeout: BUDGET_MS,
     // A worker that exits slowly under load (temp folders, child processes) is not a failure.

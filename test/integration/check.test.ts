@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { makeExportProject, makeExportUpstream } from '../support/export-fixtures.js';
-import { git, makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, snapshot, tempDir, ccacheDir } from '../support/repos.js';
 
 /**
  * `check --against` on a synthetic upstream history: one commit per case,
@@ -298,7 +298,7 @@ describe.skipIf(!hasBuildTools)(
     beforeAll(() => {
       cmakeUpstream = makeUpstream('cmake-project/upstream');
       cmakeProject = makeProject(cmakeUpstream.sha, 'cmake-project/project');
-      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir() };
       const on = (branch: string, file: string, from: string, to: string) => {
         git(cmakeUpstream.dir, 'checkout', '--quiet', '-B', branch, cmakeUpstream.sha);
         edit(cmakeUpstream.dir, file, from, to);

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+import { makeProject, makeUpstream, runCli, tempDir, ccacheDir } from '../support/repos.js';
 
 const hasTools = [
   '/usr/bin/cmake',
@@ -50,7 +50,7 @@ describe.skipIf(!hasTools)(
     beforeAll(async () => {
       const upstream = makeUpstream('twin/upstream');
       project = makeProject(upstream.sha, 'twin/project');
-      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir() };
       // A weak stub test: any negative length passes it.
       write(
         STUB_TEST,

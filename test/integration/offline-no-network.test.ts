@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { IDENTITY, writePrText } from '../support/fork.js';
-import { editConfig, git, makeProject, makeUpstream, onPath, runCli, tempDir } from '../support/repos.js';
+import { editConfig, git, makeProject, makeUpstream, onPath, runCli, tempDir, ccacheDir } from '../support/repos.js';
 
 /** A TCP listener that notes every connection and closes it: the proxy and the blocked host. */
 async function listener(): Promise<{ url: string; port: number; hits: string[]; close(): void }> {
@@ -60,7 +60,7 @@ describe.skipIf(!hasTools || !onPath('nm'))(
         MLX_REPO: upstream.dir,
         MLX_STORAGE_PR_OFFLINE: '1',
         MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'),
-        CCACHE_DIR: tempDir('msp-ccache-'),
+        CCACHE_DIR: ccacheDir(),
         ...Object.fromEntries(
           ['http_proxy', 'https_proxy', 'all_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY'].map((v) => [
             v,

@@ -33,6 +33,7 @@ import {
 import { startGitHttpServer } from '../support/git-http.js';
 import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
 import {
+  ccacheDir,
   FIXTURES,
   git,
   gitAsync,
@@ -623,7 +624,7 @@ describe.skipIf(!hasTools)(
         ...IDENTITY,
         MLX_REPO: upstream.dir,
         MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'),
-        CCACHE_DIR: tempDir('msp-ccache-'),
+        CCACHE_DIR: ccacheDir(),
       };
       expect((await runCli(['apply'], { cwd: project, env })).code).toBe(0);
     });

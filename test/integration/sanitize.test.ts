@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+import { makeProject, makeUpstream, runCli, tempDir, ccacheDir } from '../support/repos.js';
 import { addSanitizerOptions, heapOverflowCase, signedOverflowCase } from '../support/sanitizer-fixture.js';
 
 const hasTools = [
@@ -59,7 +59,7 @@ describe.skipIf(!hasTools)(
       });
       upstreamSha = upstream.sha;
       project = makeProject(upstream.sha, 'cmake-project/project');
-      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir(), MLX_REPO: upstream.dir };
       const file = path.join(project, 'templates/tests/new_tests.cpp');
       writeFileSync(
         file,
@@ -180,7 +180,7 @@ describe.skipIf(!hasTools)(hasTools ? 'test --sanitize on the Metal twin' : `tes
     async () => {
       const upstream = makeUpstream('twin/upstream', addSanitizerOptions);
       const project = makeProject(upstream.sha, 'twin/project');
-      const env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      const env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir() };
       appendFileSync(
         path.join(project, 'templates/{{metal_test_file}}'),
         heapOverflowCase('test twin overflow', 'twin_read'),
@@ -219,7 +219,7 @@ describe.skipIf(!hasTools)(
           appendFileSync(path.join(dir, 'src/lib.cpp'), '\n#warning "an old warning"\n');
         });
         const project = makeProject(upstream.sha, 'cmake-project/project');
-        const env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+        const env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir() };
         expect((await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project, env })).code).toBe(0);
         const result = await runCli(['test', '--offline', '--sanitize', 'ubsan', '--json'], { cwd: project, env });
         expect(result.code, result.stderr).toBe(0);

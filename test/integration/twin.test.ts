@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { TWIN_DIR } from '../../src/suite/twin-run.js';
-import { git, makeProject, makeUpstream, runCli, snapshot, tempDir } from '../support/repos.js';
+import { git, makeProject, makeUpstream, runCli, snapshot, tempDir, ccacheDir } from '../support/repos.js';
 
 const hasTools = [
   '/usr/bin/cmake',
@@ -47,7 +47,7 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
   beforeAll(async () => {
     upstream = makeUpstream('twin/upstream');
     project = makeProject(upstream.sha, 'twin/project');
-    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+    env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir() };
     const applied = await runCli(['apply', '--mlx-repo', upstream.dir, '--json'], { cwd: project, env });
     expect(applied.code, applied.stderr).toBe(0);
     checkout = applied.json.checkout as string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+import { makeProject, makeUpstream, runCli, tempDir, ccacheDir } from '../support/repos.js';
 
 const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
   existsSync,
@@ -22,7 +22,7 @@ describe.skipIf(!hasTools)(
     beforeAll(async () => {
       const upstream = makeUpstream('cmake-project/upstream');
       project = makeProject(upstream.sha, 'cmake-project/project');
-      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-') };
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir() };
       const applied = await runCli(['apply', '--mlx-repo', upstream.dir], { cwd: project, env });
       expect(applied.code, applied.stderr).toBe(0);
     });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ReportItem } from '../../src/core/report-items.js';
 import { addMulImplementation, MUL_TEST } from '../support/mul-fixture.js';
-import { makeProject, makeUpstream, runCli, tempDir } from '../support/repos.js';
+import { makeProject, makeUpstream, runCli, tempDir, ccacheDir } from '../support/repos.js';
 
 const hasTools = ['/usr/bin/cmake', '/usr/include/doctest/doctest.h', '/usr/lib/cmake/doctest/doctest.cmake'].every(
   existsSync,
@@ -43,7 +43,7 @@ describe.skipIf(!hasTools)(
     beforeAll(() => {
       const upstream = makeUpstream('cmake-project/upstream');
       project = makeProject(upstream.sha, 'cmake-project/project');
-      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: tempDir('msp-ccache-'), MLX_REPO: upstream.dir };
+      env = { MLX_STORAGE_PR_CACHE: tempDir('msp-cache-'), CCACHE_DIR: ccacheDir(), MLX_REPO: upstream.dir };
       addMulImplementation(project);
     });
 

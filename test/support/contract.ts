@@ -4,7 +4,7 @@ import os from 'node:os';
 import { PassThrough } from 'node:stream';
 
 import { main } from '../../src/cli.js';
-import { BIN, pathWith } from './repos.js';
+import { BIN, ccacheDir, pathWith } from './repos.js';
 
 /**
  * Keys whose values are sentences for people (messages, hints, fixes, titles,
@@ -153,7 +153,7 @@ export async function runJson(
   const code = await main({
     argv: withJson(args),
     cwd: options.cwd,
-    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env },
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], CCACHE_DIR: ccacheDir(), ...options.env },
     stdout,
     stderr,
   });

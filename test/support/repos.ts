@@ -16,7 +16,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 import { execa } from 'execa';
-import { afterAll } from 'vitest';
+import { inject } from 'vitest';
 
 import { main } from '../../src/cli.js';
 import type { Seams } from '../../src/commands/spec.js';
@@ -41,9 +41,16 @@ const GIT_ENV = {
 };
 
 const created: string[] = [];
-afterAll(() => {
+
+/** Removes the folders `tempDir` made (test/support/cleanup.ts runs it after each test file). */
+export function removeTempDirs(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
+
+/** The run's one ccache folder (test/support/global-setup.ts): fixture builds share objects, not the user's cache. */
+export function ccacheDir(): string {
+  return inject('ccacheDir');
+}
 
 export function tempDir(prefix = 'msp-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -163,7 +170,7 @@ export async function runCli(
   const out = collect(stdout);
   const err = collect(stderr);
   if (options.onStderr) stderr.on('data', (c: Buffer) => options.onStderr?.(c.toString()));
-  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env };
+  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], CCACHE_DIR: ccacheDir(), ...options.env };
   const code = await main({
     argv: args,
     cwd: options.cwd,

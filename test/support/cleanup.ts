@@ -1,0 +1,6 @@
+import { afterAll } from 'vitest';
+
+import { removeTempDirs } from './repos.js';
+
+// Runs for every test file, after the file's own hooks, whether or not files share a worker.
+afterAll(removeTempDirs);

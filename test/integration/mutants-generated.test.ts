@@ -32,6 +32,8 @@ const onlyMutants = [...generated, '--skip', 'pr-text', '--skip', 'tests-fail-wi
 
 async function verifyMutants() {
   const result = await runCli(['verify', '--offline', ...onlyMutants, '--json'], { cwd: project, env });
+  // A run that stopped with an error has no checks: show why.
+  expect(result.json.checks, `${result.stdout}\n${result.stderr}`).toBeDefined();
   const item = (result.json.checks as Array<{ id: string; status: string; detail: string; fix?: string }>).find(
     (c) => c.id === 'mutants',
   )!;

@@ -1,6 +1,6 @@
 import { afterAll } from 'vitest';
 
-import { removeTempDirs } from './repos.js';
+import { removeTempDirs } from './temp.js';
 
 // Runs for every test file, after the file's own hooks, whether or not files share a worker.
 afterAll(removeTempDirs);

@@ -1,16 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  cpSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { accessSync, constants, cpSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +9,9 @@ import { inject } from 'vitest';
 
 import { main } from '../../src/cli.js';
 import type { Seams } from '../../src/commands/spec.js';
+import { tempDir } from './temp.js';
+
+export { tempDir };
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURES = path.join(REPO_ROOT, 'fixtures');
@@ -40,22 +32,9 @@ const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: '1',
 };
 
-const created: string[] = [];
-
-/** Removes the folders `tempDir` made (test/support/cleanup.ts runs it after each test file). */
-export function removeTempDirs(): void {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
 /** The run's one ccache folder (test/support/global-setup.ts): fixture builds share objects, not the user's cache. */
 export function ccacheDir(): string {
   return inject('ccacheDir');
-}
-
-export function tempDir(prefix = 'msp-test-'): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  created.push(dir);
-  return dir;
 }
 
 /** Runs a command line as it is printed for people (through sh), leaving the test's event loop free; its stdout. */

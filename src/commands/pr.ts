@@ -1,3 +1,5 @@
+import type { Argv } from '../core/command-line.js';
+
 import { UserError } from '../core/errors.js';
 import { verifyBranchOption, verifyNotOption } from '../core/git-values.js';
 import { withUpstreamCi } from '../suite/upstream-ci.js';
@@ -23,6 +25,51 @@ const DEFAULT_WAIT_MINUTES = 60;
 /** Between two polls of `--wait`. */
 const POLL_MS = 30_000;
 
+/** The options of the GitHub side: the pull request (--open) and the CI of the pushed commit (--ci). */
+function gitHubOptions<T>(y: Argv<T>) {
+  return y
+    .option('open', {
+      type: 'boolean',
+      default: false,
+      describe: 'Also create or update the pull request through the GitHub API (needs --push and a token)',
+    })
+    .option('draft', {
+      type: 'boolean',
+      default: true,
+      describe: 'Create the pull request as a draft (the default; --no-draft: ready for review)',
+    })
+    .option('fork-owner', {
+      type: 'string',
+      describe:
+        "The fork owner's GitHub login, when the fork's URL does not say it (the PR's head is <owner>:<branch>)",
+    })
+    .option('api-url', {
+      type: 'string',
+      describe: 'GitHub API base URL (env GITHUB_API_URL; default https://api.github.com)',
+    })
+    .option('token-env', {
+      type: 'string',
+      describe:
+        'The environment variable that holds the GitHub token (default: GH_TOKEN, then GITHUB_TOKEN, then `gh auth token`)',
+    })
+    .option('allow-second-pr', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'With --open: open the pull request even when you have another open one upstream (MLX closes the second of an outside contributor)',
+    })
+    .option('ci', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'Show the check runs and statuses of the commit pushed last, on the pull request and on the fork (pushes nothing; exit 0 passed, 8 failed, 11 running)',
+    })
+    .option('wait', {
+      type: 'string',
+      describe: `With --ci: poll every 30 s while jobs are queued or running, for at most this many minutes (default ${DEFAULT_WAIT_MINUTES})`,
+    });
+}
+
 export const prCommand = defineCommand({
   name: 'pr',
   describe:
@@ -31,85 +78,47 @@ export const prCommand = defineCommand({
     metalOptions(
       upstreamCiOption(
         buildOptions(
-          y
-            .option('push', {
-              type: 'boolean',
-              default: false,
-              describe: 'Push the branch to your fork (nothing is pushed without it)',
-            })
-            .option('fork', {
-              type: 'string',
-              describe: 'Your fork: a URL, a local path or a remote of the checkout (never the upstream repository)',
-            })
-            .option('branch', { type: 'string', describe: 'Branch on the fork (default: "branch" in the config)' })
-            .option('dry-run', {
-              type: 'boolean',
-              default: false,
-              describe: 'Run the checks and compare with the fork; push and send nothing',
-            })
-            .option('force', {
-              type: 'boolean',
-              default: false,
-              describe:
-                'Replace a branch that holds commits the tool did not push; its tip is first kept under a backup ref on the fork',
-            })
-            .option('skip-checks', {
-              type: 'boolean',
-              default: false,
-              describe: "Push without running verify's checks (a warning says so)",
-            })
-            .option('skip', {
-              type: 'string',
-              array: true,
-              choices: SKIP_NAMES,
-              describe: "Leave out some of verify's checks, as verify --skip",
-            })
-            .option('recheck', {
-              type: 'boolean',
-              default: false,
-              describe:
-                "Run verify's checks even when a passing run of them with the same inputs is saved (by verify or an earlier pr)",
-            })
-            .option('open', {
-              type: 'boolean',
-              default: false,
-              describe: 'Also create or update the pull request through the GitHub API (needs --push and a token)',
-            })
-            .option('draft', {
-              type: 'boolean',
-              default: true,
-              describe: 'Create the pull request as a draft (the default; --no-draft: ready for review)',
-            })
-            .option('fork-owner', {
-              type: 'string',
-              describe:
-                "The fork owner's GitHub login, when the fork's URL does not say it (the PR's head is <owner>:<branch>)",
-            })
-            .option('api-url', {
-              type: 'string',
-              describe: 'GitHub API base URL (env GITHUB_API_URL; default https://api.github.com)',
-            })
-            .option('token-env', {
-              type: 'string',
-              describe:
-                'The environment variable that holds the GitHub token (default: GH_TOKEN, then GITHUB_TOKEN, then `gh auth token`)',
-            })
-            .option('allow-second-pr', {
-              type: 'boolean',
-              default: false,
-              describe:
-                'With --open: open the pull request even when you have another open one upstream (MLX closes the second of an outside contributor)',
-            })
-            .option('ci', {
-              type: 'boolean',
-              default: false,
-              describe:
-                'Show the check runs and statuses of the commit pushed last, on the pull request and on the fork (pushes nothing; exit 0 passed, 8 failed, 11 running)',
-            })
-            .option('wait', {
-              type: 'string',
-              describe: `With --ci: poll every 30 s while jobs are queued or running, for at most this many minutes (default ${DEFAULT_WAIT_MINUTES})`,
-            }),
+          gitHubOptions(
+            y
+              .option('push', {
+                type: 'boolean',
+                default: false,
+                describe: 'Push the branch to your fork (nothing is pushed without it)',
+              })
+              .option('fork', {
+                type: 'string',
+                describe: 'Your fork: a URL, a local path or a remote of the checkout (never the upstream repository)',
+              })
+              .option('branch', { type: 'string', describe: 'Branch on the fork (default: "branch" in the config)' })
+              .option('dry-run', {
+                type: 'boolean',
+                default: false,
+                describe: 'Run the checks and compare with the fork; push and send nothing',
+              })
+              .option('force', {
+                type: 'boolean',
+                default: false,
+                describe:
+                  'Replace a branch that holds commits the tool did not push; its tip is first kept under a backup ref on the fork',
+              })
+              .option('skip-checks', {
+                type: 'boolean',
+                default: false,
+                describe: "Push without running verify's checks (a warning says so)",
+              })
+              .option('skip', {
+                type: 'string',
+                array: true,
+                choices: SKIP_NAMES,
+                describe: "Leave out some of verify's checks, as verify --skip",
+              })
+              .option('recheck', {
+                type: 'boolean',
+                default: false,
+                describe:
+                  "Run verify's checks even when a passing run of them with the same inputs is saved (by verify or an earlier pr)",
+              }),
+          ),
         ),
       ),
     )

@@ -32,7 +32,7 @@ import {
 } from './sanitize.js';
 import { reportsInLog, runSanitized, type SanitizedRun } from './sanitize-run.js';
 import { runTwin, twinBuildArgs, twinSpec, type TwinData } from './twin-run.js';
-import { chooseTwin, type TwinChoice } from './twin-filter.js';
+import { chooseTwin, type TwinChoice, type TwinDecision } from './twin-filter.js';
 
 /** How `test` (and verify's build checks) build and run the suite. */
 export interface SuiteOptions {
@@ -496,19 +496,8 @@ export async function runSuiteOn(ctx: Context, target: SuiteTarget, options: Sui
         }
       : null;
   const matched = patchedRun.cases.length + (twin?.summary.cases ?? 0);
-  if (options.tests && matched === 0 && notApplicable === null) {
-    const declined = twinChoice.declined;
-    if (declined)
-      throw new UserError(
-        'USAGE',
-        `--tests "${options.tests}" matches ${declined.matched} Metal-only case(s) and no other, and the twin cannot run here: ${declined.why}`,
-        {
-          hint:
-            declined.hint ?? 'Run the Metal-only cases on a Mac, or where the twin can run (Linux, a static build).',
-        },
-      );
-    throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx);
-  }
+  if (options.tests && matched === 0 && notApplicable === null)
+    throw await noMatch(options.tests, runsSuite ? patchedSpec : twinSpec(patchedSpec), ctx, twinChoice.declined);
 
   if (useBaseline && !sanitizer) baseline = await baselineRun(ctx, target, setup, stream);
   const classified = classify(patchedRun.cases, baseline?.run.cases ?? null);
@@ -636,8 +625,24 @@ function testData(
   };
 }
 
-/** The usage error for a `--tests` filter that matched no case, with the names closest to it. */
-async function noMatch(filter: string, spec: BuildSpec, ctx: Context): Promise<UserError> {
+/**
+ * The usage error for a `--tests` filter that matched no case: the twin's reason when the filter matched only
+ * Metal-only cases that the twin cannot run here (`declined`), else the names closest to it.
+ */
+async function noMatch(
+  filter: string,
+  spec: BuildSpec,
+  ctx: Context,
+  declined: TwinDecision['declined'],
+): Promise<UserError> {
+  if (declined)
+    return new UserError(
+      'USAGE',
+      `--tests "${filter}" matches ${declined.matched} Metal-only case(s) and no other, and the twin cannot run here: ${declined.why}`,
+      {
+        hint: declined.hint ?? 'Run the Metal-only cases on a Mac, or where the twin can run (Linux, a static build).',
+      },
+    );
   const names = await listDoctestCases(spec, ctx.log);
   const close = closeCaseNames(filter, names);
   const how = 'doctest matches whole case names, ignoring case, with * and ? wildcards (e.g. --tests "test my op*")';

@@ -10,6 +10,7 @@ import {
 } from '../readiness/doctor-report.js';
 import type { ReportItem } from '../core/report-items.js';
 import { ExitCode, UserError } from '../core/errors.js';
+import { buildsOffline } from '../core/readiness-inputs.js';
 import { loadContext } from '../series/context.js';
 import { runMachineChecks } from '../readiness/registry.js';
 import { verifyDepsDir } from '../suite/offline-deps.js';
@@ -74,7 +75,7 @@ async function doctor(options: DoctorOptions): Promise<CommandResult<DoctorData>
   }
   const depsDir = verifyDepsDir(options.cwd, options.depsDir);
   const ctx = await loadContext(options);
-  const offline = options.offline === true || options.depsDir !== undefined;
+  const offline = buildsOffline(options);
   const metalCppGiven = environmentSettings(ctx.env).metalCpp;
   const results = await runMachineChecks(neededIds(commands, { offline }), {
     env: ctx.env,

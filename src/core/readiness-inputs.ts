@@ -5,6 +5,11 @@ import { createHash } from 'node:crypto';
  * give the same result, so a passing result saved for them can stand for a
  * new run (`pr --push` reuses verify's).
  */
+/** Whether a run builds without network: `--offline`, or a folder of local dependencies, which implies it. */
+export function buildsOffline(o: { offline?: boolean | undefined; depsDir?: string | undefined }): boolean {
+  return o.offline === true || o.depsDir !== undefined;
+}
+
 export interface ReadinessInputParts {
   /** The tool's version: another version may check differently. */
   tool: string;
@@ -62,8 +67,7 @@ export function readinessInputs(parts: ReadinessInputParts): string {
       metalCpp: o.metalCpp ?? null,
       include: [...(o.include ?? [])],
       requireMetal: o.requireMetal === true,
-      // A folder of dependencies implies --offline.
-      offline: o.offline === true || o.depsDir !== undefined,
+      offline: buildsOffline(o),
       depsDir: o.depsDir ?? null,
       sanitize: o.sanitize ?? null,
       cxx: o.cxx ?? null,

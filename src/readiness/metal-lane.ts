@@ -25,6 +25,7 @@ import { ensureCheckout, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
 import { NO_METAL_ROLE, seriesRoles } from '../series/config.js';
 import { notCheckedItem, type ReportItem } from '../core/report-items.js';
+import { buildsOffline } from '../core/readiness-inputs.js';
 import { requireMetalToolchain, resolveMetalCpp, type ClangToolchain } from './metal-toolchain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -237,7 +238,7 @@ export async function metalTypeCheckItem(
       metalCpp: options.metalCpp,
       jobs: options.jobs,
       includes: options.include ?? [],
-      offline: options.offline === true || options.depsDir !== undefined,
+      offline: buildsOffline(options),
     });
     const summary = lane.summary.lines[lane.summary.lines.length - 1] ?? '';
     if (lane.summary.ok)

@@ -16,6 +16,7 @@ import { isUserError, UserError } from '../core/errors.js';
 import { lineOrigin } from '../series/origin.js';
 import type { ApplyPlan } from '../series/plan.js';
 import type { TreeLayout } from '../core/workdir.js';
+import { buildsOffline } from '../core/readiness-inputs.js';
 import { buildTarget, configureIfNeeded, listDoctestCases, logFiles, runDoctest, type BuildSpec } from './cmake.js';
 import { inspectCheckout, prepareWorktree, requireAppliedCheckout } from '../series/checkout.js';
 import type { Context } from '../series/context.js';
@@ -258,7 +259,7 @@ export async function prepareBuild(ctx: Context, options: SuiteOptions): Promise
   let dependencies: BuildSetup['dependencies'] = [];
   let notes: string[] = [];
   let offlineArgs: string[] = [];
-  if (options.offline || options.depsDir) {
+  if (buildsOffline(options)) {
     const depsDir = options.depsDir ? path.resolve(ctx.cwd, options.depsDir) : undefined;
     const plan = probeOffline(depsDir, path.join(ctx.cacheRoot, 'deps'), ctx.platform);
     if (plan.missing.length) {

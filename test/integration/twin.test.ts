@@ -42,6 +42,17 @@ async function withEdit(file: string, text: string, body: () => Promise<void>): 
   }
 }
 
+/** Runs `test --offline --tests <filter>` with the user's own CMAKE_PROJECT_INCLUDE, which keeps the twin from running. */
+async function withOwnInclude(filter: string) {
+  const mine = path.join(tempDir(), 'mine.cmake');
+  writeFileSync(mine, "# the user's own\n");
+  const result = await runCli(
+    ['test', '--offline', '--tests', filter, '--json', '--', `-DCMAKE_PROJECT_INCLUDE=${mine}`],
+    { cwd: project, env },
+  );
+  return { mine, result };
+}
+
 // One project for the whole file: cases run in order and reuse its build folder, as a user's runs would.
 describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' : `Metal twin (${reason})`, () => {
   beforeAll(async () => {
@@ -117,12 +128,7 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
   });
 
   it('--tests matching a Metal-only case where the twin cannot run: the suite runs, and one line says why', async () => {
-    const mine = path.join(tempDir(), 'mine.cmake');
-    writeFileSync(mine, "# the user's own\n");
-    const result = await runCli(
-      ['test', '--offline', '--tests', '*length*', '--json', '--', `-DCMAKE_PROJECT_INCLUDE=${mine}`],
-      { cwd: project, env },
-    );
+    const { mine, result } = await withOwnInclude('*length*');
     expect(result.code, result.stderr).toBe(0);
     expect(names(result.json.cases)).toEqual(['test buffer bytes follow the length', 'test stub length']);
     expect(result.json.twin).toBeNull();
@@ -133,12 +139,7 @@ describe.skipIf(!hasTools)(hasTools ? 'Metal twin on a CMake + doctest fixture' 
   });
 
   it('a filter that matches only Metal-only cases where the twin cannot run: the error names the twin, not "matches none"', async () => {
-    const mine = path.join(tempDir(), 'mine.cmake');
-    writeFileSync(mine, "# the user's own\n");
-    const result = await runCli(
-      ['test', '--offline', '--tests', 'test twin length', '--json', '--', `-DCMAKE_PROJECT_INCLUDE=${mine}`],
-      { cwd: project, env },
-    );
+    const { result } = await withOwnInclude('test twin length');
     expect(result.code, result.stderr).toBe(2);
     expect(result.json.error.code).toBe('USAGE');
     expect(result.json.error.message).toContain('matches 1 Metal-only case(s) and no other');
